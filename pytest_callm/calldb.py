@@ -1,0 +1,89 @@
+"""Per-call SQLite files: one database per call id, created atomically from the pack's seed.
+
+Every call starts from the same seeded state and ends with a database only that call could have
+written. The seed is built once per pack into a template file; a new call copies the template to a
+private temporary name and hard-links it into place, so two processes racing on one id both end up
+opening the same, complete file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .pack import Pack
+from .toolkit import SESSION_DDL
+
+CALL_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def valid_call_id(call_id: str | None) -> bool:
+    return call_id is not None and CALL_ID_RE.fullmatch(call_id) is not None
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    # Call files are scratch data re-creatable from the seed; skipping fsync keeps a tool request
+    # well under a millisecond without risking anything a crashed call would need.
+    db.execute("PRAGMA synchronous = OFF")
+    return db
+
+
+class CallStore:
+    """The call databases of one pack under one folder."""
+
+    def __init__(self, pack: Pack, root: Path):
+        self.pack = pack
+        self.root = Path(root) / pack.name
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.template = self.root / "_seed.sqlite"
+        if not self.template.exists():
+            self._build_template()
+
+    def _build_template(self) -> None:
+        tmp = self.template.with_name(f".seed-{uuid.uuid4().hex}.tmp")
+        db = sqlite3.connect(tmp)
+        try:
+            db.executescript(self.pack.schema_sql)
+            db.executescript(self.pack.seed_sql)
+            db.execute(SESSION_DDL)
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, self.template)
+
+    def path(self, call_id: str) -> Path:
+        if not valid_call_id(call_id):
+            raise ValueError(f"invalid call id {call_id!r}")
+        return self.root / f"{call_id}.sqlite"
+
+    def open(self, call_id: str) -> sqlite3.Connection:
+        path = self.path(call_id)
+        if not path.exists():
+            tmp = self.root / f".{call_id}.{uuid.uuid4().hex}.tmp"
+            shutil.copyfile(self.template, tmp)
+            try:
+                os.link(tmp, path)  # atomic and never overwrites: a racer's file wins intact
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink()
+        return connect(path)
+
+    def snapshot(self, call_id: str) -> dict[str, list[dict[str, Any]]]:
+        """The compared tables of a call, every column, rows in insertion order."""
+        db = self.open(call_id)
+        try:
+            return snapshot(db, self.pack.compared_tables)
+        finally:
+            db.close()
+
+
+def snapshot(db: sqlite3.Connection, tables) -> dict[str, list[dict[str, Any]]]:
+    return {t: [dict(r) for r in db.execute(f'SELECT * FROM "{t}" ORDER BY rowid')] for t in tables}

@@ -1,0 +1,68 @@
+"""`callm`: commands around the pytest plugin.
+
+    callm lock [--check] PATHS...     fill or check exp_db_state by replaying answer keys
+    callm serve [--port N]            run a tool server for --callm-tool-server
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from pathlib import Path
+
+from .pack import PackError, PackRegistry
+from .task import TaskError
+
+
+def default_industries(root: Path) -> list[Path]:
+    """`industries/` plus the `callm_industries` of the project's pyproject.toml, as pytest sees them."""
+    dirs = [root / "industries"]
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        ini = tomllib.loads(pyproject.read_text()).get("tool", {}).get("pytest", {}).get("ini_options", {})
+        extra = ini.get("callm_industries", [])
+        dirs += [root / p for p in ([extra] if isinstance(extra, str) else extra)]
+    return [d for d in dirs if d.is_dir()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
+    parser.add_argument("--industries", action="append", default=[], type=Path,
+                        help="extra folder holding industry packs (repeatable)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_lock = sub.add_parser("lock", help="fill or check exp_db_state by replaying each answer key")
+    p_lock.add_argument("paths", nargs="+", type=Path)
+    p_lock.add_argument("--check", action="store_true", help="change nothing; exit 1 if a stored state is stale")
+    p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
+    p_serve.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    industries = default_industries(Path.cwd()) + args.industries
+
+    try:
+        if args.command == "lock":
+            from .lock import lock
+
+            results = lock(args.paths, industries, write=not args.check)
+            stale = [r for r in results if r.changed]
+            for r in stale:
+                print(f"{'stale' if args.check else 'locked'}: {r.path}")
+            print(f"{len(results)} task file(s), {len(stale)} {'stale' if args.check else 'updated'}")
+            return 1 if args.check and stale else 0
+        if args.command == "serve":
+            from .toolserver import serve
+
+            packs = PackRegistry(industries)
+            dirs = [packs.get(n).root for n in packs.names()]  # load and check every pack first
+            serve(dirs, args.port, watch_stdin=False,
+                  announce=lambda url: print(f"tool server for {', '.join(packs.names())} at {url} "
+                                             "(Ctrl-C stops it)", flush=True))
+            return 0
+    except (PackError, TaskError) as e:
+        print(e, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Task files as pytest collectors: one file, one item per attempt.
+
+Ids look like `tasks/legal/C4-H3/task.json::C4-H3[attempt-2]`. Items carry the markers `industry`,
+`category`, `difficulty` and the bare difficulty (`easy`, `medium`, `hard`), and match `-k` on the
+industry, the task id, the category slug and the difficulty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .oracle import AnswerKeyError
+from .pack import Pack, PackError
+from .task import Task, TaskError, build_task, industry_of, read_task_json
+from .tools_client import ToolServerError
+
+
+def is_task_file(name: str) -> bool:
+    return name == "task.json" or name.endswith(".task.json")
+
+
+class CallFailed(Exception):
+    """The verifier failed the call; the message is the verdict, gate by gate."""
+
+
+class TaskFile(pytest.File):
+    def collect(self):
+        from .plugin import callm_state  # the session state, set up in pytest_configure
+
+        state = callm_state(self.config)
+        data = read_task_json(self.path)
+        known = state.packs.names()
+        industry = industry_of(self.path, data, known)
+        if industry is None:
+            raise TaskError(self.path, [
+                "$.metadata.industry: cannot tell the industry; set metadata.industry or keep the file under "
+                f"a folder named after its pack (packs found: {', '.join(known) or 'none'}; add folders with "
+                "--callm-industries)"])
+        try:
+            pack = state.packs.get(industry)
+        except KeyError as e:
+            raise TaskError(self.path, [f"$.metadata.industry: {e.args[0]}"]) from None
+        task = build_task(self.path, data, pack)
+        if task.exp_db_state is None:
+            raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
+                                        f"`callm lock {self.path}`"])
+        for attempt in range(1, state.settings.attempts + 1):
+            yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=run_attempt,
+                                       task=task, pack=pack, attempt=attempt)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (TaskError, PackError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class TaskItem(pytest.Function):
+    def __init__(self, *, task: Task, pack: Pack, attempt: int, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.pack, self.attempt = task, pack, attempt
+        self.verdict = None
+        self.trajectory = None
+        for marker in (pytest.mark.industry(task.industry), pytest.mark.category(task.category_slug),
+                       pytest.mark.difficulty(task.difficulty), getattr(pytest.mark, task.difficulty)):
+            self.add_marker(marker)
+        self.extra_keyword_matches.update({task.industry, task.task_id, task.category_slug, task.difficulty})
+
+    def reportinfo(self):
+        return self.path, 0, f"{self.task.industry}/{self.task.task_id} attempt {self.attempt}"
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError)):
+            kind = type(excinfo.value).__name__
+            return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+    def result_payload(self, when: str, excinfo) -> dict[str, Any] | None:
+        """The JSON-safe record of this attempt that travels to the xdist controller."""
+        base = {"task_id": self.task.task_id, "industry": self.task.industry, "category": self.task.category_slug,
+                "difficulty": self.task.difficulty, "attempt": self.attempt}
+        if when == "call" and self.verdict is not None:
+            return {**base, "passed": self.verdict.passed, "gates": self.verdict.gates}
+        if excinfo is None or when == "teardown":
+            return None
+        error = excinfo.value
+        kind = "answer_key" if isinstance(error, AnswerKeyError) else "infrastructure"
+        return {**base, "passed": None, "gates": {}, "error_kind": kind,
+                "error": f"{type(error).__name__}: {str(error)[:500]}"}
+
+
+def run_attempt(callm_runtime, request) -> None:
+    """The body of every task item: run the call, verify it, fail with the verdict."""
+    item: TaskItem = request.node
+    item.trajectory, item.verdict = callm_runtime.run_attempt(item.task, item.pack, item.attempt)
+    if not item.verdict.passed:
+        raise CallFailed(item.verdict.explain())

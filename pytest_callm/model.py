@@ -1,0 +1,61 @@
+"""The model-under-test interface: what the engine sends and what comes back.
+
+The engine only knows `Model.respond(request) -> ModelReply`. The oracle implements it by replaying
+an answer key; the streaming OpenAI-compatible client implements it over HTTP. A reply carries its
+own timing (time to first text or tool-call token) and usage, which the engine records verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    raw_arguments: str  # exactly as the model wrote them
+
+    @property
+    def arguments(self) -> Any:
+        """Parsed arguments, or None when the model wrote something that is not JSON."""
+        try:
+            return json.loads(self.raw_arguments or "{}")
+        except ValueError:
+            return None
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0  # uncached input
+    cached_input_tokens: int = 0
+    output_tokens: int = 0  # reasoning included
+    reasoning_tokens: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ModelRequest:
+    agent: str
+    system_prompt: str
+    messages: list[dict[str, Any]]  # OpenAI chat messages after the system prompt
+    tools: list[dict[str, Any]]  # OpenAI function tools of the active agent
+
+
+@dataclass
+class ModelReply:
+    text: str = ""  # spoken to the caller
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    reasoning: str | None = None  # kept in the trajectory, never spoken
+    ttft_ms: float | None = None  # to the first text or tool-call token
+    usage: Usage | None = None
+
+
+class Model(Protocol):
+    name: str
+
+    async def respond(self, request: ModelRequest) -> ModelReply: ...

@@ -1,0 +1,378 @@
+"""Industry packs: loading a pack folder and checking it against the pack contract (DESIGN §3).
+
+A pack folder holds `agent_blueprint.json`, `tools.json`, `pack.json`, `prompts/<agent>.md`,
+`db/schema.sql`, `db/seed.sql` and `tools.py`. Everything the engine, the tool server and the
+verifier know about an industry comes from here; `load_pack` either returns a fully checked `Pack`
+or raises `PackError` listing every problem it found, so a broken pack is one readable error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.util
+import json
+import sqlite3
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .toolkit import ToolRegistry
+
+BLUEPRINT = "agent_blueprint.json"
+HANDOFF_PREFIX = "transfer_to_"
+END_CALL = "end_call"
+
+
+class PackError(Exception):
+    """A pack that breaks the contract. The message lists every problem, one per line."""
+
+    def __init__(self, pack_dir: Path, problems: list[str]):
+        self.pack_dir = pack_dir
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"industry pack {pack_dir} is broken:\n{lines}")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool of `tools.json`: its OpenAI schema plus how the verifier compares its arguments."""
+
+    name: str
+    kind: str  # "industry" (tool server), "handoff" (switch agent) or "session" (end_call)
+    schema: dict[str, Any]  # the OpenAI function tool, exactly as sent to the model
+    free_text: frozenset[str]  # parameters never compared
+    aliases: dict[str, str]  # parameter -> alias table in pack.json
+    handoff_target: str | None = None
+    ends_call: bool = False
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.schema["function"].get("parameters") or {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    prompt: str
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ComparedTable:
+    name: str
+    exclude_columns: frozenset[str]
+    key: str | None  # column used to pair rows when reporting a changed row
+
+
+@dataclass
+class Pack:
+    name: str
+    root: Path
+    company: str
+    persona: str
+    greeting: str
+    entry_agent: str
+    agents: dict[str, Agent]
+    tools: dict[str, ToolSpec]
+    compared_tables: dict[str, ComparedTable]
+    aliases: dict[str, dict[str, str]]  # alias table -> {variant (casefolded): canonical}
+    now: dt.datetime
+    schema_sql: str
+    seed_sql: str
+    registry: ToolRegistry
+    validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
+
+    def owner_agents(self, tool: str) -> list[str]:
+        return [a.name for a in self.agents.values() if tool in a.tools]
+
+    def handoff_tool(self, agent: str) -> str:
+        return HANDOFF_PREFIX + agent
+
+    def agent_of_path_entry(self, entry: str) -> str | None:
+        """Expected paths may name agents (`intake`) or their handoff tools (`transfer_to_intake`)."""
+        if entry in self.agents:
+            return entry
+        spec = self.tools.get(entry)
+        return spec.handoff_target if spec and spec.kind == "handoff" else None
+
+    def tool_schemas(self, agent: str) -> list[dict[str, Any]]:
+        return [self.tools[t].schema for t in self.agents[agent].tools]
+
+    def validation_errors(self, tool: str, arguments: Any) -> list[str]:
+        """Schema problems of `arguments` for `tool`, each as `path: message`."""
+        if not isinstance(arguments, dict):
+            return [f"(arguments): expected a JSON object, got {type(arguments).__name__}"]
+        validator = self.validators[tool]
+        known = self.tools[tool].parameters.get("properties", {})
+        out = [f"{k}: unexpected argument" for k in arguments if k not in known]
+        for err in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
+            where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
+            out.append(f"{where}: {err.message}")
+        return out
+
+
+# --- discovery ---------------------------------------------------------------------------------
+
+def discover_packs(dirs: Iterable[Path]) -> dict[str, Path]:
+    """Pack name -> folder, for every folder under `dirs` holding an agent blueprint.
+
+    A folder passed directly that is itself a pack counts too. The first folder to define a name
+    wins, so a project's `industries/` shadows nothing silently: a duplicate name is an error.
+    """
+    found: dict[str, Path] = {}
+    for d in dirs:
+        d = Path(d)
+        candidates = [d] if (d / BLUEPRINT).is_file() else sorted(p for p in d.glob("*") if (p / BLUEPRINT).is_file())
+        for pack_dir in candidates:
+            name = pack_dir.name
+            if name in found and found[name].resolve() != pack_dir.resolve():
+                raise PackError(pack_dir, [f"two packs are named {name!r}: {found[name]} and {pack_dir}"])
+            found[name] = pack_dir
+    return found
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+def _read_json(path: Path, problems: list[str]) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        problems.append(f"{path.name} is missing")
+    except json.JSONDecodeError as e:
+        problems.append(f"{path.name} is not valid JSON: {e}")
+    return None
+
+
+def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistry:
+    path = pack_dir / "tools.py"
+    if not path.is_file():
+        problems.append("tools.py is missing")
+        return ToolRegistry()
+    module_name = f"callm_pack_{name}_{hashlib.sha1(str(pack_dir.resolve()).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # a pack bug: report it as a pack problem, not a deep traceback
+        problems.append(f"tools.py failed to import: {type(e).__name__}: {e}")
+        return ToolRegistry()
+    registry = getattr(module, "tools", None)
+    if not isinstance(registry, ToolRegistry):
+        problems.append("tools.py must define `tools = ToolRegistry()` (from pytest_callm.toolkit)")
+        return ToolRegistry()
+    return registry
+
+
+def _tool_entries(raw: Any, problems: list[str]) -> dict[str, tuple[dict, dict]]:
+    """name -> (OpenAI schema, scoring metadata)."""
+    out: dict[str, tuple[dict, dict]] = {}
+    if not isinstance(raw, list):
+        problems.append("tools.json must be a list of function tools")
+        return out
+    for i, entry in enumerate(raw):
+        fn = entry.get("function") if isinstance(entry, dict) else None
+        if not isinstance(fn, dict) or entry.get("type") != "function" or not isinstance(fn.get("name"), str):
+            problems.append(f"tools.json[{i}] must look like {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")
+            continue
+        name = fn["name"]
+        if name in out:
+            problems.append(f"tools.json declares {name!r} twice")
+        params = fn.get("parameters", {"type": "object", "properties": {}})
+        try:
+            jsonschema.Draft202012Validator.check_schema(params)
+        except jsonschema.SchemaError as e:
+            problems.append(f"tools.json: parameters of {name!r} are not valid JSON Schema: {e.message}")
+        schema = {"type": "function", "function": {k: v for k, v in fn.items()}}
+        out[name] = (schema, entry.get("scoring") or {})
+    return out
+
+
+def _parse_clock(raw: Any, problems: list[str]) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(str(raw))
+    except ValueError:
+        problems.append(f"pack.json: clock {raw!r} is not an ISO date-time such as 2026-05-12T09:00:00")
+        return dt.datetime(2026, 1, 1)
+
+
+def load_pack(pack_dir: Path) -> Pack:
+    pack_dir = Path(pack_dir)
+    name = pack_dir.name
+    problems: list[str] = []
+
+    blueprint = _read_json(pack_dir / BLUEPRINT, problems) or {}
+    meta = _read_json(pack_dir / "pack.json", problems) or {}
+    tool_entries = _tool_entries(_read_json(pack_dir / "tools.json", problems) or [], problems)
+    registry = _import_tools(pack_dir, name, problems)
+
+    for key in ("company", "greeting", "entry_agent", "agents"):
+        if key not in blueprint:
+            problems.append(f"{BLUEPRINT}: missing {key!r}")
+    raw_agents = blueprint.get("agents") or {}
+    if not isinstance(raw_agents, dict):
+        problems.append(f"{BLUEPRINT}: 'agents' must map agent names to {{prompt, tools}}")
+        raw_agents = {}
+
+    agents: dict[str, Agent] = {}
+    for agent_name, spec in raw_agents.items():
+        prompt_rel = spec.get("prompt", f"prompts/{agent_name}.md")
+        prompt_path = pack_dir / prompt_rel
+        prompt = prompt_path.read_text(encoding="utf-8") if prompt_path.is_file() else ""
+        if not prompt.strip():
+            problems.append(f"agent {agent_name!r}: prompt {prompt_rel} is missing or empty")
+        agents[agent_name] = Agent(agent_name, prompt, tuple(spec.get("tools", [])))
+    entry = blueprint.get("entry_agent")
+    if entry is not None and entry not in agents:
+        problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
+
+    alias_tables: dict[str, dict[str, str]] = {}
+    for table, mapping in (meta.get("aliases") or {}).items():
+        alias_tables[table] = {}
+        for canonical, variants in mapping.items():
+            for v in [canonical, *variants]:
+                alias_tables[table][str(v).casefold()] = canonical
+    ends_call = set(meta.get("ends_call") or [])
+
+    tools: dict[str, ToolSpec] = {}
+    for tool_name, (schema, scoring) in tool_entries.items():
+        target = tool_name[len(HANDOFF_PREFIX):] if tool_name.startswith(HANDOFF_PREFIX) else None
+        if target in agents and registry.get(tool_name) is None:
+            kind = "handoff"
+        elif tool_name == END_CALL:
+            kind = "session"
+        else:
+            kind, target = "industry", None
+            if registry.get(tool_name) is None:
+                what = f"handoff target {tool_name[len(HANDOFF_PREFIX):]!r} is not an agent and the tool" \
+                    if tool_name.startswith(HANDOFF_PREFIX) else "it"
+                problems.append(f"tool {tool_name!r} is declared in tools.json but {what} is not implemented in tools.py")
+        props = (schema["function"].get("parameters") or {}).get("properties") or {}
+        free_text = frozenset(scoring.get("free_text", []))
+        aliases = dict(scoring.get("aliases", {}))
+        for p in [*free_text, *aliases]:
+            if p not in props:
+                problems.append(f"tools.json: scoring of {tool_name!r} names parameter {p!r}, which the tool does not have")
+        for p, table in aliases.items():
+            if table not in alias_tables:
+                problems.append(f"tools.json: {tool_name}.{p} uses alias table {table!r}, not defined in pack.json")
+        tools[tool_name] = ToolSpec(tool_name, kind, schema, free_text, aliases, target if kind == "handoff" else None,
+                                    tool_name in ends_call or kind == "session")
+    for t in sorted(ends_call - set(tools)):
+        problems.append(f"pack.json: ends_call names {t!r}, which tools.json does not declare")
+    for t in sorted(registry.names() - set(tools)):
+        problems.append(f"tools.py implements {t!r}, which tools.json does not declare")
+
+    for agent in agents.values():
+        for t in agent.tools:
+            if t not in tools:
+                hint = " (handoff target is not an agent)" if t.startswith(HANDOFF_PREFIX) else ""
+                problems.append(f"agent {agent.name!r} owns {t!r}, which tools.json does not declare{hint}")
+
+    if entry in agents:
+        seen, todo = {entry}, [entry]
+        while todo:
+            for t in agents[todo.pop()].tools:
+                target = tools[t].handoff_target if t in tools else None
+                if target and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        for unreachable in sorted(set(agents) - seen):
+            problems.append(f"agent {unreachable!r} cannot be reached from the entry agent {entry!r} by handoffs")
+
+    schema_sql = _read_text(pack_dir / "db" / "schema.sql", problems)
+    seed_sql = _read_text(pack_dir / "db" / "seed.sql", problems)
+    columns = _table_columns(schema_sql, seed_sql, problems)
+
+    compared: dict[str, ComparedTable] = {}
+    raw_tables = meta.get("compared_tables") or {}
+    if not raw_tables:
+        problems.append("pack.json: 'compared_tables' must name the write-bearing tables the verifier compares")
+    for table, spec in raw_tables.items():
+        spec = spec or {}
+        if columns is not None and table not in columns:
+            problems.append(f"pack.json: compared table {table!r} does not exist in db/schema.sql")
+            continue
+        excluded = frozenset(spec.get("exclude_columns", []))
+        key = spec.get("key", "id" if columns and "id" in columns.get(table, ()) else None)
+        for col in sorted(excluded | ({key} if key else set())):
+            if columns is not None and col not in columns[table]:
+                problems.append(f"pack.json: {table}.{col} is not a column of {table}")
+        compared[table] = ComparedTable(table, excluded, key)
+
+    now = _parse_clock(meta.get("clock"), problems) if "clock" in meta else None
+    if now is None:
+        problems.append("pack.json: missing 'clock', the pack's fixed now (e.g. 2026-05-12T09:00:00)")
+        now = dt.datetime(2026, 1, 1)
+
+    if problems:
+        raise PackError(pack_dir, problems)
+
+    validators = {
+        name_: jsonschema.Draft202012Validator(spec.parameters, format_checker=jsonschema.FormatChecker())
+        for name_, spec in tools.items()
+    }
+    return Pack(
+        name=name, root=pack_dir, company=blueprint["company"], persona=blueprint.get("persona", ""),
+        greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
+        compared_tables=compared, aliases=alias_tables, now=now, schema_sql=schema_sql,
+        seed_sql=seed_sql, registry=registry, validators=validators,
+    )
+
+
+def _read_text(path: Path, problems: list[str]) -> str:
+    if not path.is_file():
+        problems.append(f"{path.parent.name}/{path.name} is missing")
+        return ""
+    return path.read_text(encoding="utf-8")
+
+
+def _table_columns(schema_sql: str, seed_sql: str, problems: list[str]) -> dict[str, tuple[str, ...]] | None:
+    """Build the seed in memory once: proves schema and seed apply, and lists tables and columns."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema_sql)
+    except sqlite3.Error as e:
+        problems.append(f"db/schema.sql does not apply: {e}")
+        return None
+    try:
+        db.executescript(seed_sql)
+    except sqlite3.Error as e:
+        problems.append(f"db/seed.sql does not apply on top of the schema: {e}")
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {t: tuple(r[1] for r in db.execute(f'PRAGMA table_info("{t}")')) for t in tables}
+
+
+class PackRegistry:
+    """Packs of one session: discovered once, each loaded and checked on first use."""
+
+    def __init__(self, dirs: Iterable[Path]):
+        self.dirs = [Path(d) for d in dirs]
+        self.paths = discover_packs(self.dirs)
+        self._loaded: dict[str, Pack | PackError] = {}
+
+    def names(self) -> list[str]:
+        return sorted(self.paths)
+
+    def loaded(self) -> dict[str, Pack]:
+        """The packs loaded (and checked) so far: those of the collected tasks."""
+        return {n: p for n, p in self._loaded.items() if isinstance(p, Pack)}
+
+    def get(self, name: str) -> Pack:
+        if name not in self.paths:
+            where = ", ".join(str(d) for d in self.dirs) or "(no folders)"
+            raise KeyError(f"no industry pack named {name!r} in {where}; known: {', '.join(self.names()) or 'none'}")
+        if name not in self._loaded:
+            try:
+                self._loaded[name] = load_pack(self.paths[name])
+            except PackError as e:
+                self._loaded[name] = e
+        got = self._loaded[name]
+        if isinstance(got, PackError):
+            raise got
+        return got

@@ -1,0 +1,94 @@
+"""The trajectory of one call: the only input to scoring (DESIGN §5).
+
+Plain dataclasses that round-trip through JSON, so a saved call can be rescored later without a
+model, a caller or a tool server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class TranscriptTurn:
+    role: str  # "agent" or "caller"
+    said: str
+    at_ms: float
+    agent: str | None = None  # the agent speaking (agent turns)
+    heard: list[str] | None = None  # what reached the model (caller turns)
+    line_errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ToolCallRecord:
+    index: int
+    agent: str  # the agent active when the call was made
+    name: str
+    kind: str  # industry, handoff, session, or unknown
+    arguments: Any  # parsed JSON, or None when the model wrote invalid JSON
+    raw_arguments: str
+    result: dict[str, Any]
+    status: str | None  # "ok" or the error code of the result envelope
+    refused: bool  # the active agent does not own the tool
+    request_index: int
+    started_ms: float
+    duration_ms: float
+
+
+@dataclass
+class HandoffRecord:
+    from_agent: str
+    to_agent: str
+    tool_index: int
+
+
+@dataclass
+class RequestRecord:
+    index: int
+    agent: str
+    exchange: int
+    started_ms: float
+    duration_ms: float
+    ttft_ms: float | None
+    text: str
+    tool_calls: list[str]
+    reasoning: str | None = None
+    usage: dict[str, int] | None = None
+
+
+@dataclass
+class Trajectory:
+    call_id: str
+    task_id: str
+    industry: str
+    attempt: int
+    model: str
+    end_reason: str = ""  # caller_hangup, agent_end_call, exchange_cap
+    exchanges: int = 0
+    duration_ms: float = 0.0
+    transcript: list[TranscriptTurn] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    handoffs: list[HandoffRecord] = field(default_factory=list)
+    requests: list[RequestRecord] = field(default_factory=list)
+    final_state: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def handoff_path(self) -> list[str]:
+        return [h.to_agent for h in self.handoffs]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Trajectory":
+        nested = {"transcript": TranscriptTurn, "tool_calls": ToolCallRecord,
+                  "handoffs": HandoffRecord, "requests": RequestRecord}
+        kwargs = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name in nested:
+                value = [nested[f.name](**v) for v in value]
+            kwargs[f.name] = value
+        return cls(**kwargs)
