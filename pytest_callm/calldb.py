@@ -13,6 +13,7 @@ import re
 import shutil
 import sqlite3
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,14 @@ def connect(path: Path) -> sqlite3.Connection:
 class CallStore:
     """The call databases of one pack under one folder."""
 
+    KEEP_OPEN = 64  # connections kept for the server's most recent calls
+
     def __init__(self, pack: Pack, root: Path):
         self.pack = pack
+        self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
         self.root = Path(root) / pack.name
         self.root.mkdir(parents=True, exist_ok=True)
-        self.template = self.root / "_seed.sqlite"
+        self.template = self.root / ".seed.sqlite"  # a dot: outside the call-id alphabet, never a call
         if not self.template.exists():
             self._build_template()
 
@@ -76,13 +80,20 @@ class CallStore:
                 tmp.unlink()
         return connect(path)
 
+    def connection(self, call_id: str) -> sqlite3.Connection:
+        """A connection kept open for the call's next request (opening one costs more than a tool).
+
+        For one thread only: the tool server's event loop. Everything else uses `open()`.
+        """
+        db = self._recent.pop(call_id, None) or self.open(call_id)
+        self._recent[call_id] = db
+        while len(self._recent) > self.KEEP_OPEN:
+            self._recent.popitem(last=False)[1].close()
+        return db
+
     def snapshot(self, call_id: str) -> dict[str, list[dict[str, Any]]]:
         """The compared tables of a call, every column, rows in insertion order."""
-        db = self.open(call_id)
-        try:
-            return snapshot(db, self.pack.compared_tables)
-        finally:
-            db.close()
+        return snapshot(self.connection(call_id), self.pack.compared_tables)
 
 
 def snapshot(db: sqlite3.Connection, tables) -> dict[str, list[dict[str, Any]]]:

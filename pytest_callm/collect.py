@@ -1,7 +1,8 @@
 """Task files as pytest collectors: one file, one item per attempt.
 
 Ids look like `tasks/legal/C4-H3/task.json::C4-H3[attempt-2]`. Items carry the markers `industry`,
-`category`, `difficulty` and the bare difficulty (`easy`, `medium`, `hard`), and match `-k` on the
+`category`, `difficulty` (with keyword arguments: `-m "category(slug='C4')"`) and the bare
+difficulty (`easy`, `medium`, `hard`), and match `-k` on the
 industry, the task id, the category slug and the difficulty.
 """
 
@@ -13,7 +14,7 @@ import pytest
 
 from .oracle import AnswerKeyError
 from .pack import Pack, PackError
-from .task import Task, TaskError, build_task, industry_of, read_task_json
+from .task import Task, TaskError, load_task
 from .tools_client import ToolServerError
 
 
@@ -30,19 +31,7 @@ class TaskFile(pytest.File):
         from .plugin import callm_state  # the session state, set up in pytest_configure
 
         state = callm_state(self.config)
-        data = read_task_json(self.path)
-        known = state.packs.names()
-        industry = industry_of(self.path, data, known)
-        if industry is None:
-            raise TaskError(self.path, [
-                "$.metadata.industry: cannot tell the industry; set metadata.industry or keep the file under "
-                f"a folder named after its pack (packs found: {', '.join(known) or 'none'}; add folders with "
-                "--callm-industries)"])
-        try:
-            pack = state.packs.get(industry)
-        except KeyError as e:
-            raise TaskError(self.path, [f"$.metadata.industry: {e.args[0]}"]) from None
-        task = build_task(self.path, data, pack)
+        _, task, pack = load_task(self.path, state.packs)
         if task.exp_db_state is None:
             raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
                                         f"`callm lock {self.path}`"])
@@ -62,8 +51,10 @@ class TaskItem(pytest.Function):
         self.task, self.pack, self.attempt = task, pack, attempt
         self.verdict = None
         self.trajectory = None
-        for marker in (pytest.mark.industry(task.industry), pytest.mark.category(task.category_slug),
-                       pytest.mark.difficulty(task.difficulty), getattr(pytest.mark, task.difficulty)):
+        # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
+        for marker in (pytest.mark.industry(name=task.industry),
+                       pytest.mark.category(slug=task.category_slug, name=task.category),
+                       pytest.mark.difficulty(level=task.difficulty), getattr(pytest.mark, task.difficulty)):
             self.add_marker(marker)
         self.extra_keyword_matches.update({task.industry, task.task_id, task.category_slug, task.difficulty})
 

@@ -16,7 +16,7 @@ from typing import Any
 from .collect import is_task_file
 from .pack import Pack, PackRegistry
 from .runtime import Runtime
-from .task import Task, build_task, industry_of, read_task_json
+from .task import load_task
 from .trajectory import Trajectory
 from .verify import visible_row
 
@@ -43,19 +43,9 @@ class Locked:
     state: dict[str, list[dict[str, Any]]]
 
 
-def load_for_lock(path: Path, packs: PackRegistry) -> tuple[dict[str, Any], Task, Pack]:
-    data = read_task_json(path)
-    industry = industry_of(path, data, packs.names())
-    if industry is None:
-        raise SystemExit(f"{path}: cannot tell the industry (set metadata.industry or pass --industries)")
-    pack = packs.get(industry)
-    unlocked = {k: v for k, v in data.items() if k != "exp_db_state"}
-    return data, build_task(path, unlocked, pack), pack
-
-
 def lock(paths: Iterable[Path], industries: Iterable[Path], write: bool = True) -> list[Locked]:
     packs = PackRegistry(industries)
-    loaded = [load_for_lock(p, packs) for p in find_task_files(paths)]
+    loaded = [load_task(p, packs, unlocked=True) for p in find_task_files(paths)]
     runtime = Runtime("oracle", packs.loaded())
     results = []
     try:

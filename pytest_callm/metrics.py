@@ -125,7 +125,7 @@ def summarize(results: list[dict[str, Any]], k: int) -> Summary:
         buckets: dict[Any, list[TaskScore]] = defaultdict(list)
         for t in tasks.values():
             buckets[keyfn(t)].append(t)
-        return {key: group(key if isinstance(key, str) else " / ".join(key), ts, k)
+        return {key: group(key if isinstance(key, str) else key[-1], ts, k)
                 for key, ts in sorted(buckets.items())}
 
     industries = by(lambda t: t.industry)

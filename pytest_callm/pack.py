@@ -15,6 +15,8 @@ import json
 import sqlite3
 import sys
 from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,14 +140,26 @@ def discover_packs(dirs: Iterable[Path]) -> dict[str, Path]:
 
 # --- loading -----------------------------------------------------------------------------------
 
-def _read_json(path: Path, problems: list[str]) -> Any:
+@lru_cache(maxsize=1)
+def _shape_schemas() -> dict[str, jsonschema.protocols.Validator]:
+    raw = json.loads(resources.files("pytest_callm").joinpath("schemas/pack.schema.json").read_text())
+    return {name: jsonschema.Draft202012Validator({**raw, "$ref": f"#/$defs/{name}"}) for name in raw["$defs"]}
+
+
+def _read_json(path: Path, problems: list[str], shape: str) -> Any:
+    """Parse one pack file and check its shape; problems are named by file and JSON path."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         problems.append(f"{path.name} is missing")
+        return None
     except json.JSONDecodeError as e:
         problems.append(f"{path.name} is not valid JSON: {e}")
-    return None
+        return None
+    for err in sorted(_shape_schemas()[shape].iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        problems.append(f"{path.name}: {where}: {err.message}")
+    return data
 
 
 def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistry:
@@ -169,17 +183,11 @@ def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistr
     return registry
 
 
-def _tool_entries(raw: Any, problems: list[str]) -> dict[str, tuple[dict, dict]]:
+def _tool_entries(raw: list[dict], problems: list[str]) -> dict[str, tuple[dict, dict]]:
     """name -> (OpenAI schema, scoring metadata)."""
     out: dict[str, tuple[dict, dict]] = {}
-    if not isinstance(raw, list):
-        problems.append("tools.json must be a list of function tools")
-        return out
-    for i, entry in enumerate(raw):
-        fn = entry.get("function") if isinstance(entry, dict) else None
-        if not isinstance(fn, dict) or entry.get("type") != "function" or not isinstance(fn.get("name"), str):
-            problems.append(f"tools.json[{i}] must look like {{\"type\": \"function\", \"function\": {{\"name\": ...}}}}")
-            continue
+    for entry in raw:
+        fn = entry["function"]
         name = fn["name"]
         if name in out:
             problems.append(f"tools.json declares {name!r} twice")
@@ -188,8 +196,7 @@ def _tool_entries(raw: Any, problems: list[str]) -> dict[str, tuple[dict, dict]]
             jsonschema.Draft202012Validator.check_schema(params)
         except jsonschema.SchemaError as e:
             problems.append(f"tools.json: parameters of {name!r} are not valid JSON Schema: {e.message}")
-        schema = {"type": "function", "function": {k: v for k, v in fn.items()}}
-        out[name] = (schema, entry.get("scoring") or {})
+        out[name] = ({"type": "function", "function": dict(fn)}, entry.get("scoring") or {})
     return out
 
 
@@ -206,18 +213,14 @@ def load_pack(pack_dir: Path) -> Pack:
     name = pack_dir.name
     problems: list[str] = []
 
-    blueprint = _read_json(pack_dir / BLUEPRINT, problems) or {}
-    meta = _read_json(pack_dir / "pack.json", problems) or {}
-    tool_entries = _tool_entries(_read_json(pack_dir / "tools.json", problems) or [], problems)
+    blueprint = _read_json(pack_dir / BLUEPRINT, problems, "blueprint")
+    meta = _read_json(pack_dir / "pack.json", problems, "pack")
+    raw_tools = _read_json(pack_dir / "tools.json", problems, "tools")
+    if problems:  # the checks below assume the files have the right shapes
+        raise PackError(pack_dir, problems)
+    tool_entries = _tool_entries(raw_tools, problems)
     registry = _import_tools(pack_dir, name, problems)
-
-    for key in ("company", "greeting", "entry_agent", "agents"):
-        if key not in blueprint:
-            problems.append(f"{BLUEPRINT}: missing {key!r}")
-    raw_agents = blueprint.get("agents") or {}
-    if not isinstance(raw_agents, dict):
-        problems.append(f"{BLUEPRINT}: 'agents' must map agent names to {{prompt, tools}}")
-        raw_agents = {}
+    raw_agents = blueprint["agents"]
 
     agents: dict[str, Agent] = {}
     for agent_name, spec in raw_agents.items():
@@ -232,7 +235,7 @@ def load_pack(pack_dir: Path) -> Pack:
         problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
 
     alias_tables: dict[str, dict[str, str]] = {}
-    for table, mapping in (meta.get("aliases") or {}).items():
+    for table, mapping in meta.get("aliases", {}).items():
         alias_tables[table] = {}
         for canonical, variants in mapping.items():
             for v in [canonical, *variants]:
@@ -290,11 +293,7 @@ def load_pack(pack_dir: Path) -> Pack:
     columns = _table_columns(schema_sql, seed_sql, problems)
 
     compared: dict[str, ComparedTable] = {}
-    raw_tables = meta.get("compared_tables") or {}
-    if not raw_tables:
-        problems.append("pack.json: 'compared_tables' must name the write-bearing tables the verifier compares")
-    for table, spec in raw_tables.items():
-        spec = spec or {}
+    for table, spec in meta["compared_tables"].items():
         if columns is not None and table not in columns:
             problems.append(f"pack.json: compared table {table!r} does not exist in db/schema.sql")
             continue
@@ -305,10 +304,7 @@ def load_pack(pack_dir: Path) -> Pack:
                 problems.append(f"pack.json: {table}.{col} is not a column of {table}")
         compared[table] = ComparedTable(table, excluded, key)
 
-    now = _parse_clock(meta.get("clock"), problems) if "clock" in meta else None
-    if now is None:
-        problems.append("pack.json: missing 'clock', the pack's fixed now (e.g. 2026-05-12T09:00:00)")
-        now = dt.datetime(2026, 1, 1)
+    now = _parse_clock(meta["clock"], problems)
 
     if problems:
         raise PackError(pack_dir, problems)

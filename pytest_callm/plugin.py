@@ -127,7 +127,8 @@ class CallmState:
             payload = item.result_payload(call.when, call.excinfo)
             if payload is not None:
                 report.callm = payload
-                report.user_properties.extend(
+                # JUnit XML reads the properties off the teardown report, which copies the item's.
+                item.user_properties.extend(
                     [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
                      ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
                     + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
@@ -153,9 +154,9 @@ def callm_state(config: pytest.Config) -> CallmState:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for line in ("industry(name): the industry pack of a CALLM task",
-                 "category(slug): the task category, e.g. C4 or R",
-                 "difficulty(level): easy, medium or hard",
+    for line in ("industry(name=...): the industry pack of a CALLM task",
+                 "category(slug=..., name=...): the task category, e.g. slug='C4' or slug='R'",
+                 "difficulty(level=...): easy, medium or hard",
                  "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task"):
         config.addinivalue_line("markers", line)
     config.pluginmanager.register(CallmState(config), "callm-state")

@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 
-from .pack import Pack
+from .pack import Pack, PackRegistry
 from .toolkit import result_status
 
 
@@ -75,6 +75,8 @@ def read_task_json(path: Path) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise TaskError(path, [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TaskError(path, [f"cannot be read: {e}"]) from None
     errors = sorted(task_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise TaskError(path, [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors])
@@ -151,3 +153,24 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
             if table not in state:
                 problems.append(f"$.exp_db_state: missing compared table {table!r} (refresh with `callm lock`)")
     return problems
+
+
+def load_task(path: Path, packs: PackRegistry, *, unlocked: bool = False) -> tuple[dict[str, Any], Task, Pack]:
+    """Read, validate and build a task file: (raw JSON, task, pack). Raises TaskError or PackError.
+
+    `unlocked` ignores the stored exp_db_state (used when replaying a key to produce it).
+    """
+    data = read_task_json(path)
+    known = packs.names()
+    industry = industry_of(path, data, known)
+    if industry is None:
+        raise TaskError(path, [
+            "$.metadata.industry: cannot tell the industry; set metadata.industry or keep the file under "
+            f"a folder named after its pack (packs found: {', '.join(known) or 'none'}; add folders with "
+            "--callm-industries)"])
+    try:
+        pack = packs.get(industry)
+    except KeyError as e:
+        raise TaskError(path, [f"$.metadata.industry: {e.args[0]}"]) from None
+    source = {k: v for k, v in data.items() if k != "exp_db_state"} if unlocked else data
+    return data, build_task(path, source, pack), pack

@@ -46,30 +46,39 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
     if problems:
         return envelope(False, {"problems": problems}, "invalid_arguments",
                         "Sorry, something went wrong on my side with that request.")
-    fn = pack.registry.get(name)
-    db = store.open(call_id)
     try:
-        db.execute("BEGIN IMMEDIATE")
-        ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now)
-        try:
-            data = fn(ctx, **arguments)
-        except ToolError as e:
-            db.execute("ROLLBACK")
-            return envelope(False, e.data, e.error_code, e.caller_safe_message)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-        return envelope(True, data)
-    finally:
-        db.close()
+        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return envelope(False, {"problems": ["(arguments): text that is not valid Unicode"]}, "invalid_arguments",
+                        "Sorry, something went wrong on my side with that request.")
+    fn = pack.registry.get(name)
+    db = store.connection(call_id)
+    db.execute("BEGIN IMMEDIATE")
+    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now)
+    try:
+        data = fn(ctx, **arguments)
+    except ToolError as e:
+        db.execute("ROLLBACK")
+        return envelope(False, e.data, e.error_code, e.caller_safe_message)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    result = envelope(True, data)
+    try:
+        json.dumps(result)  # a result that cannot be sent is a crash: nothing of it may stay written
+    except (TypeError, ValueError):
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return result
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
     stores = {name: CallStore(pack, data_dir) for name, pack in packs.items()}
-    app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None)
+    app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
-    def locate(pack_name: str, request: Request) -> tuple[CallStore, str] | JSONResponse:
+    def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
+        pack_name = request.path_params["pack_name"]
         store = stores.get(pack_name)
         if store is None:
             return _reply(404, envelope(False, {"packs": sorted(stores)}, "unknown_pack",
@@ -80,18 +89,15 @@ def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
                                         f"{CALL_ID_HEADER} must match [A-Za-z0-9_-]{{1,64}}"))
         return store, call_id
 
-    @app.get("/health")
-    async def health() -> dict[str, Any]:
-        return {"status": "ok", "packs": sorted(stores)}
+    async def health(request: Request) -> JSONResponse:
+        return _reply(200, {"status": "ok", "packs": sorted(stores)})
 
-    # Handlers are `async def` on purpose: each request is a few sub-millisecond SQLite statements,
-    # cheaper to run inline than to hand to a thread pool, and never interleaved within one call.
-    @app.post("/packs/{pack_name}/tools/{tool}")
-    async def call_tool(pack_name: str, tool: str, request: Request):
-        located = locate(pack_name, request)
+    async def call_tool(request: Request) -> JSONResponse:
+        located = locate(request)
         if isinstance(located, JSONResponse):
             return located
         store, call_id = located
+        tool = request.path_params["tool"]
         spec = store.pack.tools.get(tool)
         if spec is None or spec.kind != "industry":
             what = "is handled by the engine, not the tool server" if spec else "does not exist"
@@ -105,16 +111,22 @@ def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
         except Exception as e:
             detail = "".join(traceback.format_exception_only(type(e), e)).strip()
             return _reply(500, envelope(False, {"traceback": traceback.format_exc()}, "tool_crashed",
-                                        f"{pack_name}.{tool} raised {detail}"))
+                                        f"{store.pack.name}.{tool} raised {detail}"))
 
-    @app.get("/packs/{pack_name}/state")
-    async def state(pack_name: str, request: Request):
-        located = locate(pack_name, request)
+    async def state(request: Request) -> JSONResponse:
+        located = locate(request)
         if isinstance(located, JSONResponse):
             return located
         store, call_id = located
         return _reply(200, store.snapshot(call_id))
 
+    # Plain request handlers (no FastAPI parameter injection): a tool request is a few
+    # sub-millisecond SQLite statements, and the injection layer cost more than the work. They are
+    # `async def` so they run inline on the loop instead of in a thread pool; one call's requests
+    # are never interleaved.
+    app.add_route("/health", health, methods=["GET"])
+    app.add_route("/packs/{pack_name}/tools/{tool}", call_tool, methods=["POST"])
+    app.add_route("/packs/{pack_name}/state", state, methods=["GET"])
     return app
 
 

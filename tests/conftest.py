@@ -1,0 +1,80 @@
+"""Shared fixtures of the project's own tests: the example pack, its tasks, a real tool server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_callm.pack import load_pack
+from pytest_callm.task import build_task, read_task_json
+from pytest_callm.toolserver import ToolServer
+
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_PACK = REPO / "examples" / "industries" / "vet_clinic"
+EXAMPLE_TASKS = REPO / "examples" / "tasks" / "vet_clinic"
+
+
+@pytest.fixture(scope="session")
+def vet_pack():
+    return load_pack(EXAMPLE_PACK)
+
+
+@pytest.fixture(scope="session")
+def tool_server(vet_pack):
+    """A real tool server for the example pack, on loopback, for the whole test session."""
+    with ToolServer({vet_pack.name: vet_pack}) as server:
+        yield server
+
+
+@pytest.fixture
+def load_task(vet_pack):
+    """Load an example task by id, optionally changed by `edit(data)` first."""
+
+    def load(task_id: str, edit=None):
+        path = EXAMPLE_TASKS / task_id / "task.json"
+        data = read_task_json(path)
+        if edit is not None:
+            data = json.loads(json.dumps(data))
+            edit(data)
+        return build_task(path, data, vet_pack)
+
+    return load
+
+
+@pytest.fixture
+def run(tool_server):
+    """Run a coroutine on a fresh event loop (each test gets its own clients)."""
+
+    def run_(coro):
+        return asyncio.run(coro)
+
+    return run_
+
+
+@pytest.fixture
+def play(vet_pack, tool_server):
+    """Run one call through the real engine and tool server with a given model (and caller)."""
+    from pytest_callm.engine import CallLimits, run_call
+    from pytest_callm.line import CleanLine
+    from pytest_callm.oracle import ScriptedCaller
+    from pytest_callm.runtime import make_call_id
+    from pytest_callm.tools_client import ToolClient
+
+    def play_(model, caller=None, limits=CallLimits(), task_id="test", pack=None):
+        async def go():
+            tools = ToolClient(tool_server.url)
+            try:
+                return await run_call(pack=pack or vet_pack, model=model, caller=caller or ScriptedCaller(model),
+                                      line=CleanLine(), tools=tools, call_id=make_call_id(task_id, 1),
+                                      task_id=task_id, attempt=1, limits=limits)
+            finally:
+                await tools.aclose()
+
+        return asyncio.run(go())
+
+    return play_

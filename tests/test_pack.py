@@ -1,0 +1,386 @@
+"""Loading and checking an industry pack: every break of the pack contract is one readable PackError."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_callm.pack import PackError, PackRegistry, discover_packs, load_pack
+
+EXAMPLE_PACK = Path(__file__).resolve().parent.parent / "examples" / "industries" / "vet_clinic"
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def pack_dir(tmp_path: Path) -> Path:
+    """A private copy of the example pack, free to break."""
+    dest = tmp_path / "packs" / "vet_clinic"
+    shutil.copytree(EXAMPLE_PACK, dest)
+    return dest
+
+
+def edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def tool_entry(tools: list, name: str) -> dict:
+    return next(t for t in tools if t["function"]["name"] == name)
+
+
+def broken(pack_dir: Path) -> PackError:
+    """Load the pack, expecting a PackError; return it after the checks every such error must pass."""
+    with pytest.raises(PackError) as info:
+        load_pack(pack_dir)
+    err = info.value
+    message = str(err)
+    assert "Traceback" not in message
+    assert str(pack_dir) in message
+    assert err.problems, "a PackError must list at least one problem"
+    for problem in err.problems:
+        assert f"  - {problem}" in message
+    return err
+
+
+def declare_tool(tools: list, name: str, properties: dict | None = None) -> None:
+    tools.append({"type": "function", "function": {
+        "name": name, "description": "test tool",
+        "parameters": {"type": "object", "properties": properties or {}, "additionalProperties": False}}})
+
+
+# --- the example pack --------------------------------------------------------------------------
+
+def test_example_pack_loads_with_its_agents_and_entry_agent(vet_pack):
+    assert set(vet_pack.agents) == {"reception", "records", "appointments"}
+    assert vet_pack.entry_agent == "reception"
+    assert "transfer_to_records" in vet_pack.agents["reception"].tools
+    assert vet_pack.agents["records"].prompt.strip()
+
+
+def test_example_pack_classifies_tool_kinds(vet_pack):
+    assert vet_pack.tools["check_clinic_hours"].kind == "industry"
+    assert vet_pack.tools["check_clinic_hours"].handoff_target is None
+    assert vet_pack.tools["transfer_to_records"].kind == "handoff"
+    assert vet_pack.tools["transfer_to_records"].handoff_target == "records"
+    assert vet_pack.tools["transfer_to_appointments"].handoff_target == "appointments"
+    assert vet_pack.tools["end_call"].kind == "session"
+    assert vet_pack.tools["end_call"].ends_call
+    assert not vet_pack.tools["book_appointment"].ends_call
+
+
+def test_example_pack_reads_scoring_metadata_clock_and_compared_tables(vet_pack):
+    assert vet_pack.tools["transfer_to_records"].free_text == {"handoff_summary"}
+    assert vet_pack.tools["check_clinic_hours"].aliases == {"day": "weekday"}
+    assert vet_pack.aliases["weekday"]["sat."] == "saturday"
+    assert vet_pack.now.isoformat() == "2026-05-12T09:00:00"
+    assert set(vet_pack.compared_tables) == {"appointments", "record_requests", "slots"}
+    assert vet_pack.compared_tables["appointments"].exclude_columns == {"created_at"}
+    assert vet_pack.compared_tables["slots"].key == "id"
+
+
+def test_unchanged_copy_of_example_pack_loads(pack_dir):
+    pack = load_pack(pack_dir)
+    assert pack.name == "vet_clinic"
+    assert pack.root == pack_dir
+
+
+# --- one break each ----------------------------------------------------------------------------
+
+def test_missing_prompt_file_is_reported(pack_dir):
+    (pack_dir / "prompts" / "records.md").unlink()
+    err = broken(pack_dir)
+    assert "agent 'records': prompt prompts/records.md is missing or empty" in err.problems
+
+
+def test_empty_prompt_file_is_reported(pack_dir):
+    (pack_dir / "prompts" / "records.md").write_text("  \n", encoding="utf-8")
+    err = broken(pack_dir)
+    assert "agent 'records': prompt prompts/records.md is missing or empty" in err.problems
+
+
+def test_handoff_to_something_that_is_not_an_agent_is_reported(pack_dir):
+    edit_json(pack_dir / "tools.json", lambda tools: declare_tool(tools, "transfer_to_billing"))
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"]["reception"]["tools"].append("transfer_to_billing"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    problem = err.problems[0]
+    assert "'transfer_to_billing'" in problem
+    assert "handoff target 'billing' is not an agent" in problem
+
+
+def test_undeclared_handoff_tool_is_reported_as_a_non_agent_target(pack_dir):
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"]["reception"]["tools"].append("transfer_to_billing"))
+    err = broken(pack_dir)
+    assert err.problems == ["agent 'reception' owns 'transfer_to_billing', which tools.json does not declare "
+                            "(handoff target is not an agent)"]
+
+
+def test_agent_unreachable_from_entry_agent_is_reported(pack_dir):
+    (pack_dir / "prompts" / "billing.md").write_text("You handle billing questions.\n", encoding="utf-8")
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"].update(billing={"prompt": "prompts/billing.md", "tools": ["end_call"]}))
+    err = broken(pack_dir)
+    assert err.problems == ["agent 'billing' cannot be reached from the entry agent 'reception' by handoffs"]
+
+
+def test_agent_reachable_only_through_another_agent_is_fine(pack_dir):
+    # records is reached only via appointments once reception loses its direct handoff
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"]["reception"]["tools"].remove("transfer_to_records"))
+    pack = load_pack(pack_dir)
+    assert "transfer_to_records" not in pack.agents["reception"].tools
+
+
+def test_agent_owning_an_undeclared_tool_is_reported(pack_dir):
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"]["records"]["tools"].append("refund_payment"))
+    err = broken(pack_dir)
+    assert err.problems == ["agent 'records' owns 'refund_payment', which tools.json does not declare"]
+
+
+def test_declared_tool_without_implementation_is_reported(pack_dir):
+    edit_json(pack_dir / "tools.json", lambda tools: declare_tool(tools, "weigh_pet"))
+    err = broken(pack_dir)
+    assert err.problems == ["tool 'weigh_pet' is declared in tools.json but it is not implemented in tools.py"]
+
+
+def test_implemented_tool_that_is_not_declared_is_reported(pack_dir):
+    with (pack_dir / "tools.py").open("a", encoding="utf-8") as f:
+        f.write("\n\n@tools.tool\ndef weigh_pet(ctx, pet_name: str) -> dict:\n    return {}\n")
+    err = broken(pack_dir)
+    assert err.problems == ["tools.py implements 'weigh_pet', which tools.json does not declare"]
+
+
+def test_parameters_that_are_not_valid_json_schema_are_reported(pack_dir):
+    edit_json(pack_dir / "tools.json", lambda tools: tool_entry(tools, "check_clinic_hours")
+              ["function"]["parameters"]["properties"]["day"].update(type="strng"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    assert err.problems[0].startswith("tools.json: parameters of 'check_clinic_hours' are not valid JSON Schema:")
+    assert "strng" in err.problems[0]
+
+
+def test_scoring_naming_a_missing_parameter_is_reported(pack_dir):
+    edit_json(pack_dir / "tools.json",
+              lambda tools: tool_entry(tools, "end_call").update(scoring={"free_text": ["reason", "notes"]}))
+    err = broken(pack_dir)
+    assert err.problems == ["tools.json: scoring of 'end_call' names parameter 'notes', which the tool does not have"]
+
+
+def test_scoring_alias_naming_a_missing_parameter_is_reported(pack_dir):
+    edit_json(pack_dir / "tools.json",
+              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"aliases": {"weekday": "weekday"}}))
+    err = broken(pack_dir)
+    assert err.problems == ["tools.json: scoring of 'check_clinic_hours' names parameter 'weekday', "
+                            "which the tool does not have"]
+
+
+def test_scoring_alias_naming_an_undefined_alias_table_is_reported(pack_dir):
+    edit_json(pack_dir / "tools.json",
+              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"aliases": {"day": "month"}}))
+    err = broken(pack_dir)
+    assert err.problems == ["tools.json: check_clinic_hours.day uses alias table 'month', not defined in pack.json"]
+
+
+def test_compared_table_missing_from_schema_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta["compared_tables"].update(invoices={}))
+    err = broken(pack_dir)
+    assert err.problems == ["pack.json: compared table 'invoices' does not exist in db/schema.sql"]
+
+
+def test_excluded_column_missing_from_its_table_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json",
+              lambda meta: meta["compared_tables"]["appointments"]["exclude_columns"].append("updated_at"))
+    err = broken(pack_dir)
+    assert err.problems == ["pack.json: appointments.updated_at is not a column of appointments"]
+
+
+def test_pack_without_compared_tables_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.pop("compared_tables"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    assert "'compared_tables'" in err.problems[0]
+
+
+def test_missing_clock_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.pop("clock"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    assert err.problems[0] == "pack.json: $: 'clock' is a required property"
+
+
+def test_clock_that_is_not_an_iso_datetime_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(clock="next tuesday"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    assert "clock 'next tuesday' is not an ISO date-time" in err.problems[0]
+
+
+def test_invalid_json_in_tools_json_is_reported(pack_dir):
+    (pack_dir / "tools.json").write_text('[{"type": "function",', encoding="utf-8")
+    err = broken(pack_dir)
+    assert any(p.startswith("tools.json is not valid JSON:") for p in err.problems)
+
+
+def test_missing_blueprint_is_reported(pack_dir):
+    (pack_dir / "agent_blueprint.json").unlink()
+    err = broken(pack_dir)
+    assert "agent_blueprint.json is missing" in err.problems
+
+
+def test_seed_sql_that_does_not_apply_is_reported(pack_dir):
+    with (pack_dir / "db" / "seed.sql").open("a", encoding="utf-8") as f:
+        f.write("\nINSERT INTO invoices VALUES (1, 'o1', 40);\n")
+    err = broken(pack_dir)
+    assert len(err.problems) == 1
+    assert err.problems[0].startswith("db/seed.sql does not apply on top of the schema:")
+    assert "invoices" in err.problems[0]
+
+
+def test_schema_sql_that_does_not_apply_is_reported(pack_dir):
+    (pack_dir / "db" / "schema.sql").write_text("CREATE TABLE owners (id TEXT PRIMARY KEY,;\n", encoding="utf-8")
+    err = broken(pack_dir)
+    assert any(p.startswith("db/schema.sql does not apply:") for p in err.problems)
+
+
+def test_tools_py_that_raises_on_import_is_reported(pack_dir):
+    source = (pack_dir / "tools.py").read_text(encoding="utf-8")
+    (pack_dir / "tools.py").write_text(source + "\nraise RuntimeError('tool module exploded')\n", encoding="utf-8")
+    err = broken(pack_dir)
+    assert "tools.py failed to import: RuntimeError: tool module exploded" in err.problems
+
+
+def test_tools_py_without_a_registry_is_reported(pack_dir):
+    (pack_dir / "tools.py").write_text("registry = None\n", encoding="utf-8")
+    err = broken(pack_dir)
+    assert any("tools.py must define `tools = ToolRegistry()`" in p for p in err.problems)
+
+
+def test_several_problems_are_all_listed(pack_dir):
+    (pack_dir / "prompts" / "records.md").unlink()
+    edit_json(pack_dir / "pack.json",
+              lambda meta: (meta.update(clock="next tuesday"), meta["compared_tables"].update(invoices={})))
+    edit_json(pack_dir / "agent_blueprint.json",
+              lambda bp: bp["agents"]["records"]["tools"].append("refund_payment"))
+    err = broken(pack_dir)
+    assert len(err.problems) == 4
+    joined = "\n".join(err.problems)
+    assert "prompts/records.md is missing" in joined
+    assert "clock 'next tuesday' is not an ISO date-time" in joined
+    assert "compared table 'invoices'" in joined
+    assert "owns 'refund_payment'" in joined
+
+
+# --- discovery and the registry ----------------------------------------------------------------
+
+def test_discover_packs_finds_every_pack_in_a_folder(tmp_path):
+    root = tmp_path / "industries"
+    shutil.copytree(EXAMPLE_PACK, root / "vet_clinic")
+    shutil.copytree(EXAMPLE_PACK, root / "dental_office")
+    (root / "notes").mkdir()  # a folder without a blueprint is not a pack
+    found = discover_packs([root])
+    assert found == {"vet_clinic": root / "vet_clinic", "dental_office": root / "dental_office"}
+
+
+def test_discover_packs_accepts_a_pack_folder_itself(tmp_path):
+    found = discover_packs([EXAMPLE_PACK])
+    assert found == {"vet_clinic": EXAMPLE_PACK}
+
+
+def test_discover_packs_rejects_two_packs_with_the_same_name(tmp_path):
+    shutil.copytree(EXAMPLE_PACK, tmp_path / "a" / "vet_clinic")
+    shutil.copytree(EXAMPLE_PACK, tmp_path / "b" / "vet_clinic")
+    with pytest.raises(PackError) as info:
+        discover_packs([tmp_path / "a", tmp_path / "b"])
+    message = str(info.value)
+    assert "two packs are named 'vet_clinic'" in message
+    assert str(tmp_path / "a" / "vet_clinic") in message
+    assert str(tmp_path / "b" / "vet_clinic") in message
+
+
+def test_discover_packs_allows_the_same_folder_twice(tmp_path):
+    found = discover_packs([EXAMPLE_PACK.parent, EXAMPLE_PACK])
+    assert list(found) == ["vet_clinic"]
+
+
+def test_registry_get_of_unknown_pack_raises_key_error_listing_known_packs():
+    registry = PackRegistry([EXAMPLE_PACK.parent])
+    with pytest.raises(KeyError) as info:
+        registry.get("dental_office")
+    message = str(info.value)
+    assert "'dental_office'" in message
+    assert "known: vet_clinic" in message
+
+
+def test_registry_get_loads_a_known_pack():
+    registry = PackRegistry([EXAMPLE_PACK.parent])
+    assert registry.names() == ["vet_clinic"]
+    pack = registry.get("vet_clinic")
+    assert pack.name == "vet_clinic"
+    assert registry.get("vet_clinic") is pack
+    assert registry.loaded() == {"vet_clinic": pack}
+
+
+def test_registry_get_of_a_broken_pack_raises_its_pack_error(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.pop("clock"))
+    registry = PackRegistry([pack_dir.parent])
+    for _ in range(2):  # the failure is remembered, not hidden on the second look-up
+        with pytest.raises(PackError, match="'clock' is a required property"):
+            registry.get("vet_clinic")
+    assert registry.loaded() == {}
+
+
+# --- argument validation -----------------------------------------------------------------------
+
+def test_validation_errors_accepts_valid_arguments(vet_pack):
+    assert vet_pack.validation_errors("check_clinic_hours", {"day": "saturday"}) == []
+
+
+def test_validation_errors_rejects_unexpected_arguments(vet_pack):
+    errors = vet_pack.validation_errors("check_clinic_hours", {"day": "saturday", "hour": 10})
+    assert "hour: unexpected argument" in errors
+
+
+def test_validation_errors_rejects_non_object_arguments(vet_pack):
+    assert vet_pack.validation_errors("check_clinic_hours", ["saturday"]) == [
+        "(arguments): expected a JSON object, got list"]
+    assert vet_pack.validation_errors("check_clinic_hours", "saturday") == [
+        "(arguments): expected a JSON object, got str"]
+
+
+def test_validation_errors_names_the_wrong_typed_argument(vet_pack):
+    errors = vet_pack.validation_errors("cancel_appointment", {"appointment_id": "two"})
+    assert errors == ["appointment_id: 'two' is not of type 'integer'"]
+
+
+def test_validation_errors_reports_a_missing_required_argument(vet_pack):
+    errors = vet_pack.validation_errors("verify_owner", {"full_name": "Dana Whitfield"})
+    assert errors == ["(arguments): 'phone' is a required property"]
+
+
+# --- wrongly shaped files: one readable problem, never an AttributeError -----------------------
+
+@pytest.mark.parametrize("file, change, expected", [
+    ("agent_blueprint.json", lambda d: d["agents"].update(reception=["check_clinic_hours"]),
+     "agent_blueprint.json: $.agents.reception: ['check_clinic_hours'] is not of type 'object'"),
+    ("tools.json", lambda d: d[0]["function"].update(parameters=True),
+     "tools.json: $[0].function.parameters: True is not of type 'object'"),
+    ("tools.json", lambda d: d[0].update(scoring=["day"]),
+     "tools.json: $[0].scoring: ['day'] is not of type 'object'"),
+    ("pack.json", lambda d: d["compared_tables"].update(slots=["id"]),
+     "pack.json: $.compared_tables.slots: ['id'] is not of type 'object'"),
+    ("pack.json", lambda d: d["aliases"]["weekday"].update(saturday="sat"),
+     "pack.json: $.aliases.weekday.saturday: 'sat' is not of type 'array'"),
+    ("pack.json", lambda d: d.update(compared_tables={}),
+     "pack.json: $.compared_tables: {} should be non-empty"),
+])
+def test_a_wrongly_shaped_pack_file_is_named_by_file_and_json_path(pack_dir, file, change, expected):
+    edit_json(pack_dir / file, change)
+    assert broken(pack_dir).problems == [expected]

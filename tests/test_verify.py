@@ -1,0 +1,166 @@
+"""The verifier catches each kind of wrong call with exactly the gate(s) that observe it.
+
+Each test plays a call through the real engine and tool server, changed in one way from the task's
+answer key, and checks the verdict against the unchanged task.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from pytest_callm.oracle import OracleModel, PlannedCall, ScriptedModel, plan_answer_key
+from pytest_callm.verify import verify
+
+
+def verdict_of(task, pack, play, plan):
+    trajectory = play(ScriptedModel(plan))
+    return verify(task, pack, trajectory), trajectory
+
+
+def test_the_answer_key_itself_passes_all_three_gates(vet_pack, load_task, play):
+    task = load_task("C1-H1")
+    verdict, _ = verdict_of(task, vet_pack, play, plan_answer_key(task, vet_pack))
+    assert verdict.gates == {"tools": True, "handoff": True, "database": True}
+    assert verdict.passed
+
+
+def test_a_digit_changed_in_an_expected_argument_fails_only_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("C2-E2")
+    mutated = load_task("C2-E2", lambda d: d["exp_tool_calls"][1]["parameters"].update(phone="503-555-0143"))
+    trajectory = play(ScriptedModel(plan_answer_key(task, vet_pack)))
+    verdict = verify(mutated, vet_pack, trajectory)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert "phone: expected '503-555-0143', got '503-555-0142'" in verdict.explain()
+
+
+def test_a_digit_changed_in_a_written_argument_fails_tools_and_database(vet_pack, load_task, play):
+    task = load_task("C2-E2")
+    plan = plan_answer_key(task, vet_pack)
+    booking = next(c for c in plan if c.name == "book_appointment")
+    booking.arguments["slot_id"] = "S-102"
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    text = verdict.explain()
+    assert "slot_id: expected 'S-101', got 'S-102'" in text
+    assert "appointments: row id=3 differs:" in text and "slot_id: expected 'S-101', got 'S-102'" in text
+
+
+def test_a_dropped_read_only_call_fails_only_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("C1-M1")
+    plan = [c for c in plan_answer_key(task, vet_pack) if c.name != "get_vaccination_status"]
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert "missing call: get_vaccination_status(pet_name='Pepper')" in verdict.explain()
+
+
+def test_two_handoffs_swapped_fail_only_the_handoff_gate(vet_pack, load_task, play):
+    task = load_task("C1-H1")  # reception -> records -> appointments
+
+    def swap(data):
+        calls = {c["name"]: c for c in data["exp_tool_calls"]}
+        data["exp_handoff_path"] = ["appointments", "records"]
+        data["exp_tool_calls"] = [calls[n] for n in (
+            "transfer_to_appointments", "verify_owner", "find_open_slots", "book_appointment",
+            "transfer_to_records", "get_vaccination_status")]
+
+    swapped = load_task("C1-H1", swap)
+    verdict, trajectory = verdict_of(task, vet_pack, play, plan_answer_key(swapped, vet_pack))
+    assert trajectory.handoff_path() == ["appointments", "records"]
+    assert verdict.gates == {"tools": True, "handoff": False, "database": True}
+    text = verdict.explain()
+    assert "expected path: records -> appointments" in text
+    assert "actual path:   appointments -> records" in text
+
+
+def test_an_extra_written_row_fails_only_the_database_gate(vet_pack, load_task, play):
+    task = load_task("C2-E2")
+    plan = plan_answer_key(task, vet_pack)
+    # The appointments desk cannot send records; hand off and send them, writing one extra row.
+    plan[-1:-1] = [PlannedCall("transfer_to_records", {"handoff_summary": "also wants records"}, "ok", None,
+                               "appointments"),
+                   PlannedCall("send_records", {"pet_name": "Biscuit", "channel": "email"}, "ok", None, "records")]
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.gates == {"tools": True, "handoff": True, "database": False}
+    assert "record_requests: extra row {'id': 1, 'pet_id': 'p1', 'channel': 'email'" in verdict.explain()
+
+
+def test_a_wrong_result_status_in_the_key_fails_only_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("C2-E2")
+    mutated = load_task("C2-E2", lambda d: d["exp_tool_calls"][1].update(status="identity_not_verified"))
+    trajectory = play(ScriptedModel(plan_answer_key(task, vet_pack)))
+    verdict = verify(mutated, vet_pack, trajectory)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert "result status: expected 'identity_not_verified', got 'ok'" in verdict.explain()
+
+
+def test_a_changed_row_is_reported_column_by_column(vet_pack, load_task, play):
+    task = load_task("C2-M1")  # cancels appointment 2
+    plan = [c for c in plan_answer_key(task, vet_pack) if c.name != "cancel_appointment"]
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    text = verdict.explain()
+    assert "appointments: row id=2 differs: status: expected 'cancelled', got 'booked'" in text
+    assert "slots: row id='S-108' differs: available: expected 1, got 0" in text
+
+
+def test_a_call_of_a_forbidden_tool_fails_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("R-M1")  # the caller is not on file: send_records is forbidden
+    plan = plan_answer_key(task, vet_pack)
+    plan.insert(-1, PlannedCall("send_records", {"pet_name": "Biscuit", "channel": "text"}, None, None, "records"))
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert "forbidden call: " in verdict.explain() and "send_records" in verdict.explain()
+
+
+def test_free_text_arguments_are_never_compared(vet_pack, load_task, play):
+    task = load_task("C2-E2", lambda d: d["exp_tool_calls"][0].update(
+        parameters={"handoff_summary": "something the model will not say word for word"}))
+    trajectory = play(ScriptedModel(plan_answer_key(load_task("C2-E2"), vet_pack)))
+    assert verify(task, vet_pack, trajectory).passed
+
+
+def test_alternatives_listed_by_the_task_are_accepted(vet_pack, load_task, play):
+    def allow_s102(d):
+        d["exp_tool_calls"][3]["alternatives"] = {"slot_id": ["S-102"]}
+
+    task = load_task("C2-E2", allow_s102)
+    plan = plan_answer_key(task, vet_pack)
+    next(c for c in plan if c.name == "book_appointment").arguments["slot_id"] = "S-102"
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.tools.passed
+    assert not verdict.database.passed  # the state still records which slot was booked
+
+
+def test_each_expected_call_needs_its_own_actual_call(vet_pack, load_task, play):
+    def twice(d):
+        d["exp_tool_calls"].append(copy.deepcopy(d["exp_tool_calls"][0]))
+
+    task = load_task("C2-E1", twice)  # two check_clinic_hours(saturday) expected, one made
+    verdict, _ = verdict_of(task, vet_pack, play, plan_answer_key(load_task("C2-E1"), vet_pack))
+    assert not verdict.tools.passed
+    assert "check_clinic_hours(day='saturday')" in verdict.explain()
+
+
+def test_matching_finds_an_assignment_greedy_order_would_miss(vet_pack, load_task, play):
+    # Expected: hours(any day), then hours(saturday). Actual: saturday first, then monday.
+    # A greedy match would give the unconstrained call the saturday one and fail the second.
+    def two(d):
+        d["exp_tool_calls"] = [{"name": "check_clinic_hours"},
+                               {"name": "check_clinic_hours", "parameters": {"day": "saturday"}}]
+
+    task = load_task("C2-E1", two)
+    plan = plan_answer_key(load_task("C2-E1"), vet_pack)
+    plan.insert(1, PlannedCall("check_clinic_hours", {"day": "monday"}, "ok", None, "reception"))
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.tools.passed
+
+
+def test_oracle_replay_of_every_example_task_passes(vet_pack, load_task, play):
+    from conftest import EXAMPLE_TASKS
+
+    for folder in sorted(EXAMPLE_TASKS.iterdir()):
+        task = load_task(folder.name)
+        model = OracleModel(task, vet_pack)
+        trajectory = play(model)
+        model.after_call(trajectory.tool_calls)
+        assert verify(task, vet_pack, trajectory).passed, folder.name
