@@ -1,81 +1,122 @@
 """Oracle throughput: how much time the harness itself spends per call (no model, no caller).
 
-Prints, for the example pack:
-  1. in process: milliseconds per oracle call (engine + tool server over loopback + verifier) and
-     per tool request, from replaying every task many times through one Runtime;
-  2. through pytest with -n 0 and -n 2: calls per second over the whole session (start-up included).
+The call measured is a benchmark task on the example pack with ten tool-server requests (two
+handoffs, ten industry tools) plus the final state read, the shape the foundation issue sizes
+(aim: under 20 ms of harness time per call on a 2-core machine). Prints:
 
-Run from the repository root:  python benchmarks/oracle_throughput.py [--attempts 25]
+  1. in process: milliseconds per oracle call (engine + tool server over loopback + verifier);
+  2. through pytest with -n 0 and -n 2: calls per second over the whole session, and the marginal
+     cost of one more call, (T(2N) - T(N)) / N, which cancels start-up and collection.
+
+Run from the repository root:  python benchmarks/oracle_throughput.py [--calls 200]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pytest_callm.cli import default_industries  # noqa: E402
-from pytest_callm.lock import find_task_files  # noqa: E402
+from pytest_callm.lock import lock  # noqa: E402
 from pytest_callm.pack import PackRegistry  # noqa: E402
 from pytest_callm.runtime import Runtime  # noqa: E402
 from pytest_callm.task import load_task  # noqa: E402
 
-TASKS = REPO / "examples" / "tasks"
+PACKS = REPO / "examples" / "industries"
+DANA = {"full_name": "Dana Whitfield", "phone": "503-555-0142"}
+
+BENCH_TASK = {
+    "task_name": "BENCH-10: ten tool requests across three agents",
+    "customer_name": "Dana Whitfield",
+    "intent": "Benchmark only: not a task a caller plays.",
+    "traits": [],
+    "exp_handoff_path": ["records", "appointments"],
+    "exp_tool_calls": [
+        {"name": "check_clinic_hours", "parameters": {"day": "monday"}, "status": "ok"},
+        {"name": "check_clinic_hours", "parameters": {"day": "saturday"}, "status": "ok"},
+        {"name": "transfer_to_records"},
+        {"name": "verify_owner", "parameters": DANA, "status": "ok"},
+        {"name": "get_vaccination_status", "parameters": {"pet_name": "Pepper"}, "status": "ok"},
+        {"name": "get_vaccination_status", "parameters": {"pet_name": "Biscuit"}, "status": "ok"},
+        {"name": "send_records", "parameters": {"pet_name": "Pepper", "channel": "email"}, "status": "ok"},
+        {"name": "transfer_to_appointments"},
+        {"name": "find_open_slots", "parameters": {"service": "vaccine"}, "status": "ok"},
+        {"name": "list_appointments", "status": "ok"},
+        {"name": "book_appointment", "parameters": {"pet_name": "Pepper", "slot_id": "S-103"}, "status": "ok"},
+        {"name": "cancel_appointment", "parameters": {"appointment_id": 2}, "status": "ok"},
+    ],
+    "metadata": {"category": "Benchmark", "category_slug": "BENCH", "difficulty": "hard", "industry": "vet_clinic"},
+}
 
 
-def in_process(attempts: int) -> None:
-    packs = PackRegistry(default_industries(REPO))
-    tasks = [(pack, task) for _, task, pack in (load_task(p, packs) for p in find_task_files([TASKS]))]
+def write_task(folder: Path) -> Path:
+    path = folder / "BENCH-10" / "task.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(BENCH_TASK))
+    lock([path], [PACKS])  # the expected state comes from replay, as for every task
+    return path
+
+
+def in_process(path: Path, calls: int) -> None:
+    packs = PackRegistry([PACKS])
+    _, task, pack = load_task(path, packs)
     runtime = Runtime("oracle", packs.loaded())
     try:
-        for pack, task in tasks:  # warm up: first call of each task creates files, JITs nothing
+        for _ in range(20):  # warm-up
             runtime.run_attempt(task, pack, 1)
-        per_call, requests = [], 0
-        for attempt in range(attempts):
-            for pack, task in tasks:
-                start = time.perf_counter()
-                trajectory, verdict = runtime.run_attempt(task, pack, attempt + 1)
-                per_call.append((time.perf_counter() - start) * 1000)
-                assert verdict.passed, task.task_id
-                # tool server requests: industry tools plus the final state read
-                requests += sum(1 for c in trajectory.tool_calls if c.kind == "industry") + 1
+        times, requests = [], 0
+        for i in range(calls):
+            start = time.perf_counter()
+            trajectory, verdict = runtime.run_attempt(task, pack, i + 1)
+            times.append((time.perf_counter() - start) * 1000)
+            assert verdict.passed
+            requests = sum(1 for c in trajectory.tool_calls if c.kind == "industry") + 1  # + the state read
     finally:
         runtime.close()
-    calls = len(per_call)
-    print(f"in process: {calls} oracle calls, {requests / calls:.1f} tool-server requests per call")
-    print(f"  ms per call: median {statistics.median(per_call):.2f}, mean {statistics.mean(per_call):.2f}, "
-          f"p90 {statistics.quantiles(per_call, n=10)[-1]:.2f}")
-    print(f"  ms per tool-server request (mean call time / requests): {sum(per_call) / requests:.2f}")
-    print(f"  calls per second: {1000 * calls / sum(per_call):.0f}")
+    print(f"in process: {calls} oracle calls of {requests} tool-server requests each")
+    print(f"  harness ms per call: median {statistics.median(times):.2f}, mean {statistics.mean(times):.2f}, "
+          f"p90 {statistics.quantiles(times, n=10)[-1]:.2f}  ({requests / statistics.median(times) * 1000:.0f} "
+          f"requests/s, {1000 / statistics.mean(times):.0f} calls/s)")
 
 
-def through_pytest(workers: int, attempts: int) -> None:
-    cmd = [sys.executable, "-m", "pytest", str(TASKS), "--callm-model=oracle", f"--callm-attempts={attempts}",
-           "-n", str(workers), "-q", "-p", "no:cacheprovider"]
+def pytest_wall(folder: Path, workers: int, attempts: int) -> float:
+    cmd = [sys.executable, "-m", "pytest", str(folder), "--callm-model=oracle", f"--callm-attempts={attempts}",
+           f"--callm-industries={PACKS}", "-n", str(workers), "-q", "-p", "no:cacheprovider"]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         print(proc.stdout[-3000:], proc.stderr[-3000:])
         raise SystemExit(f"pytest -n {workers} failed")
-    calls = attempts * len(find_task_files([TASKS]))
-    print(f"pytest -n {workers}: {calls} calls in {wall:.2f} s wall (start-up included): "
-          f"{calls / wall:.0f} calls/s, {1000 * wall / calls:.1f} ms per call")
+    return wall
+
+
+def through_pytest(folder: Path, workers: int, calls: int) -> None:
+    one = pytest_wall(folder, workers, calls)
+    two = pytest_wall(folder, workers, 2 * calls)
+    print(f"pytest -n {workers}: {2 * calls} calls in {two:.2f} s wall, start-up included ({2 * calls / two:.0f} calls/s); "
+          f"marginal {1000 * (two - one) / calls:.1f} ms per call ({calls / (two - one):.0f} calls/s)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--attempts", type=int, default=25, help="attempts per task (default 25)")
+    parser.add_argument("--calls", type=int, default=200, help="calls per measurement (default 200)")
     args = parser.parse_args()
-    in_process(args.attempts)
-    for workers in (0, 2):
-        through_pytest(workers, args.attempts)
+    with tempfile.TemporaryDirectory(prefix="callm-bench-") as tmp:
+        folder = Path(tmp)
+        (folder / "pytest.ini").write_text("[pytest]\n")
+        path = write_task(folder)
+        in_process(path, args.calls)
+        for workers in (0, 2):
+            through_pytest(folder, workers, args.calls)
 
 
 if __name__ == "__main__":

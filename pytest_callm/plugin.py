@@ -17,6 +17,7 @@ from .collect import TaskFile, TaskItem, is_task_file
 from .metrics import summarize
 from .pack import PackError, PackRegistry
 from .runtime import ModelUnavailable, Runtime, check_model_name
+from .tools_client import ToolServerError, check_tool_server
 from .summary import render
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
@@ -102,11 +103,18 @@ class CallmState:
         return None
 
     def _require_model(self, task_ids: list[str]) -> None:
-        if task_ids and not self.settings.model and not self.config.option.collectonly:
+        if not task_ids or self.config.option.collectonly:
+            return
+        if not self.settings.model:
             raise pytest.UsageError(
                 f"{len(task_ids)} task item(s) selected but no model under test: pass --callm-model=NAME "
                 "(for example --callm-model=oracle to replay the answer keys offline), or set callm_model "
                 "in your ini file")
+        if self.settings.tool_server:
+            try:
+                check_tool_server(self.settings.tool_server)
+            except ToolServerError as e:
+                raise pytest.UsageError(f"--callm-tool-server: {e}") from None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):

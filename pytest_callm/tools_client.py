@@ -18,6 +18,18 @@ class ToolServerError(Exception):
     """The tool server could not answer: an infrastructure error, never a model failure."""
 
 
+def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
+    """Synchronous health check, for use before any event loop exists (e.g. at collection)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=timeout) as response:
+            return json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise ToolServerError(f"the tool server at {url} is not reachable or not healthy: {e}") from None
+
+
 class ToolClient:
     def __init__(self, base_url: str, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")

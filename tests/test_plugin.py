@@ -220,3 +220,29 @@ def test_packs_can_live_in_extra_folders(project):
     shutil.move(project.path / "industries", project.path / "packs")
     result = project.runpytest("--collect-only", "-q", "--callm-industries", "packs")
     assert len([line for line in result.outlines if "::" in line]) == 40
+
+
+def test_a_running_tool_server_can_be_shared(project, tmp_path):
+    from pytest_callm.pack import load_pack
+    from pytest_callm.toolserver import ToolServer
+
+    # The shared server's copy of the pack has slot S-101 taken, so C2-E2 can only fail if the
+    # run really uses that server and not one of its own.
+    served = tmp_path / "served" / "vet_clinic"
+    shutil.copytree(project.path / "industries" / "vet_clinic", served)
+    seed = served / "db" / "seed.sql"
+    seed.write_text(seed.read_text().replace("'Dr. Patel',  1),\n    ('S-102'", "'Dr. Patel',  0),\n    ('S-102'"))
+    pack = load_pack(served)
+    with ToolServer({pack.name: pack}) as server:
+        shared = project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1 or C2-E2")
+    shared.assert_outcomes(failed=10)
+    out = shared.stdout.str()
+    assert "book_appointment (exp_tool_calls[3]) returned 'slot_unavailable'" in out
+    assert "slots: row id='S-101' differs: available: expected 1, got 0" in out  # C2-E1 writes nothing
+    project.runpytest(ORACLE, "-k", "C2-E1 or C2-E2").assert_outcomes(passed=10)
+
+
+def test_an_unreachable_tool_server_is_one_usage_error(project):
+    result = project.runpytest(ORACLE, "--callm-tool-server=http://127.0.0.1:9", "-k", "C2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-tool-server: the tool server at http://127.0.0.1:9 is not reachable*"])
