@@ -1,6 +1,7 @@
 """`callm`: commands around the pytest plugin.
 
     callm lock [--check] PATHS...     fill or check exp_db_state by replaying answer keys
+    callm lint PATHS...               check answer keys and suite composition
     callm serve [--port N]            run a tool server for --callm-tool-server
 """
 
@@ -34,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     p_lock = sub.add_parser("lock", help="fill or check exp_db_state by replaying each answer key")
     p_lock.add_argument("paths", nargs="+", type=Path)
     p_lock.add_argument("--check", action="store_true", help="change nothing; exit 1 if a stored state is stale")
+    p_lint = sub.add_parser("lint", help="check that answer keys are fair and suites well formed")
+    p_lint.add_argument("paths", nargs="+", type=Path)
+    p_lint.add_argument("--no-suite", action="store_true",
+                        help="skip the suite composition check (when linting part of a suite)")
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
@@ -49,6 +54,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{'stale' if args.check else 'locked'}: {r.path}")
             print(f"{len(results)} task file(s), {len(stale)} {'stale' if args.check else 'updated'}")
             return 1 if args.check and stale else 0
+        if args.command == "lint":
+            from .lint import lint
+
+            problems, count = lint(args.paths, industries, suite=not args.no_suite)
+            for p in problems:
+                print(p)
+            print(f"{count} task file(s), {len(problems)} problem(s)")
+            return 1 if problems else 0
         if args.command == "serve":
             from .toolserver import serve
 

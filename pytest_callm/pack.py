@@ -87,6 +87,7 @@ class Pack:
     schema_sql: str
     seed_sql: str
     registry: ToolRegistry
+    suite: dict[str, Any] | None = None  # the locked suite's composition, for the linter
     validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
 
     def owner_agents(self, tool: str) -> list[str]:
@@ -317,7 +318,7 @@ def load_pack(pack_dir: Path) -> Pack:
         name=name, root=pack_dir, company=blueprint["company"], persona=blueprint.get("persona", ""),
         greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
         compared_tables=compared, aliases=alias_tables, now=now, schema_sql=schema_sql,
-        seed_sql=seed_sql, registry=registry, validators=validators,
+        seed_sql=seed_sql, registry=registry, suite=meta.get("suite"), validators=validators,
     )
 
 

@@ -1,0 +1,153 @@
+-- Halverson & Reed: the state every call starts from.
+-- Reference tables (read by tools) come first; the write-bearing records the verifier compares
+-- (intakes, intake_notes, documents, holds, evaluations, messages, escalations) come last.
+
+CREATE TABLE licensed_states (
+    code TEXT PRIMARY KEY,              -- two-letter code, e.g. WA
+    name TEXT NOT NULL,
+    sort_order INTEGER NOT NULL          -- the order the firm lists them in
+);
+
+CREATE TABLE us_states (                 -- every state, to read "Washington" as WA
+    code TEXT PRIMARY KEY,
+    name TEXT NOT NULL
+);
+
+CREATE TABLE practice_areas (
+    area TEXT PRIMARY KEY,               -- e.g. employment
+    label TEXT NOT NULL,
+    accepted INTEGER NOT NULL,           -- 1 if the firm takes such cases
+    fee_type TEXT,                       -- contingency
+    contingency_pct_prefiling REAL,
+    contingency_pct_litigation REAL,
+    consult_fee INTEGER,
+    eval_group TEXT                      -- which attorneys evaluate it: injury, medical, employment
+);
+
+CREATE TABLE limitation_periods (
+    state TEXT NOT NULL REFERENCES licensed_states(code),
+    practice_area TEXT NOT NULL REFERENCES practice_areas(area),
+    years INTEGER NOT NULL,
+    PRIMARY KEY (state, practice_area)
+);
+
+CREATE TABLE conflict_index (            -- parties the firm represents or has represented
+    party TEXT NOT NULL,
+    relationship TEXT NOT NULL
+);
+
+CREATE TABLE staff (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL                   -- partner, associate, paralegal, intake manager
+);
+
+CREATE TABLE office_info (
+    topic TEXT PRIMARY KEY,
+    answer TEXT NOT NULL
+);
+
+CREATE TABLE callers (
+    id TEXT PRIMARY KEY,                 -- c_1001 ...; new callers are c_new within their call
+    full_name TEXT NOT NULL,
+    phone TEXT NOT NULL,                 -- digits only
+    email TEXT
+);
+
+CREATE TABLE matters (
+    matter_number TEXT PRIMARY KEY,      -- HR-24-0117
+    client_id TEXT NOT NULL REFERENCES callers(id),
+    practice_area TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status TEXT NOT NULL,                -- open, settled, closed
+    stage TEXT NOT NULL,                 -- what a client may be told about where the case stands
+    attorney_id TEXT NOT NULL REFERENCES staff(id),
+    paralegal_id TEXT REFERENCES staff(id),
+    next_event TEXT,
+    next_event_date TEXT
+);
+
+CREATE TABLE evaluation_slots (
+    id TEXT PRIMARY KEY,                 -- E-201
+    starts_at TEXT NOT NULL,
+    attorney_id TEXT NOT NULL REFERENCES staff(id),
+    eval_group TEXT NOT NULL,
+    mode TEXT NOT NULL                   -- phone, video, office
+);
+
+CREATE TABLE tokens (                    -- single-use tokens handed to the agent by tools
+    token TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,                  -- hold, cancel
+    caller_id TEXT NOT NULL,
+    ref_id INTEGER NOT NULL,             -- the hold or evaluation it acts on
+    used INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE intakes (
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    caller_name TEXT NOT NULL,
+    caller_phone TEXT NOT NULL,
+    practice_area TEXT,                  -- NULL for a contact-details-only record
+    state TEXT,
+    incident_date TEXT,
+    opposing_party TEXT,
+    status TEXT NOT NULL,                -- recorded, contact_only
+    reason TEXT,                         -- why only contact details were taken
+    summary TEXT,                        -- free text, not compared
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE intake_notes (
+    id INTEGER PRIMARY KEY,
+    intake_id INTEGER NOT NULL REFERENCES intakes(id),
+    note TEXT NOT NULL,                  -- free text, not compared
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    kind TEXT NOT NULL,                  -- intake_packet, records_authorization
+    target TEXT NOT NULL,                -- email, text
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE holds (
+    id INTEGER PRIMARY KEY,
+    slot_id TEXT NOT NULL REFERENCES evaluation_slots(id),
+    caller_id TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    status TEXT NOT NULL,                -- active, confirmed, expired
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE evaluations (
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    slot_id TEXT NOT NULL REFERENCES evaluation_slots(id),
+    practice_area TEXT NOT NULL,
+    starts_at TEXT NOT NULL,
+    attorney_id TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    status TEXT NOT NULL,                -- scheduled, cancelled
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    recipient_id TEXT NOT NULL REFERENCES staff(id),
+    callback_phone TEXT NOT NULL,        -- digits only
+    urgent INTEGER NOT NULL,
+    message TEXT NOT NULL,               -- free text, not compared
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE escalations (
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    reason TEXT NOT NULL,                -- caller_request, complaint, emergency, other
+    summary TEXT NOT NULL,               -- free text, not compared
+    created_at TEXT NOT NULL
+);

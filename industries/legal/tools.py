@@ -1,0 +1,469 @@
+"""Tool logic of Halverson & Reed, a plaintiff-side personal-injury and employment firm.
+
+The house rules are stated in the prompts and enforced here as well, so a model that ignores a
+prompt meets the same rule in a tool result:
+- conflict before facts: no intake is recorded before a clear conflict check in the same call;
+- only an attorney may decline a case: matters the firm cannot take are recorded as contact details
+  for attorney review (`record_contact_only`), never refused outright by a tool;
+- filing deadlines are computed here, from the incident date and the state's limitation period,
+  against the pack's fixed "today", and come back with a status the agent reports as returned;
+- the firm works only in the states and practice areas its records list;
+- case evaluations are held, then confirmed; holds expire; tokens are single-use and checked for
+  their kind and their caller;
+- client matters are discussed only with a client verified by phone on file and matter number.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+
+from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
+
+tools = ToolRegistry()
+
+HOLD_MINUTES = 10
+LATE_CANCEL_WINDOW = dt.timedelta(hours=24)
+URGENT_DAYS = 90
+NEW_CALLER = "c_new"
+DEADLINE_NOTE = "Report this result as returned. Interpretation is an attorney's judgment."
+CONFLICT_DISCLOSURE = "Do not tell the caller who the firm represents or why a conflict exists."
+# Words that do not distinguish one party from another in a conflict search.
+PARTY_NOISE = {"inc", "llc", "llp", "ltd", "co", "corp", "corporation", "company", "the", "dr", "mr", "ms", "mrs"}
+TITLES = {"mr", "ms", "mrs", "dr", "attorney", "miss"}
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+def _stamp(ctx: ToolContext) -> str:
+    return ctx.now.isoformat(timespec="minutes")
+
+
+def _phone_digits(phone: str) -> str:
+    digits = re.sub(r"\D", "", phone)
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    if len(digits) != 10:
+        raise ToolError("invalid_phone", "I didn't catch the full ten-digit number. Could you repeat it?")
+    return digits
+
+
+def _words(text: str) -> list[str]:
+    return re.sub(r"[^\w\s]", " ", text.casefold()).split()
+
+
+def _party_key(name: str) -> str:
+    return " ".join(w for w in _words(name) if w not in PARTY_NOISE)
+
+
+def _caller(ctx: ToolContext) -> str:
+    caller_id = ctx.session.get("caller_id")
+    if caller_id is None:
+        raise ToolError("caller_not_identified", "Before I can do that, may I have your full name and phone number?")
+    return caller_id
+
+
+def _state_code(ctx: ToolContext, state: str) -> str:
+    text = " ".join(state.replace(".", " ").split())
+    row = ctx.db.execute("SELECT code FROM us_states WHERE code = upper(?) OR lower(name) = lower(?)",
+                         (text, text)).fetchone()
+    if row is None:
+        raise ToolError("unknown_state", "Which state did this happen in?")
+    return row["code"]
+
+
+def _licensed_states(ctx: ToolContext) -> list[str]:
+    return [r["code"] for r in ctx.db.execute("SELECT code FROM licensed_states ORDER BY sort_order")]
+
+
+def _area(ctx: ToolContext, practice_area: str):
+    return ctx.db.execute("SELECT * FROM practice_areas WHERE area = ?", (practice_area,)).fetchone()
+
+
+def _incident(ctx: ToolContext, incident_date: str) -> dt.date:
+    try:
+        day = dt.date.fromisoformat(incident_date)
+    except ValueError:
+        raise ToolError("invalid_incident_date", "Could you tell me the date that happened?") from None
+    if day > ctx.today:
+        raise ToolError("invalid_incident_date", "That date is in the future. When did it happen?")
+    return day
+
+
+def _add_years(day: dt.date, years: int) -> dt.date:
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:  # 29 February into a year without one
+        return day.replace(year=day.year + years, day=28)
+
+
+def _deadline(ctx: ToolContext, state: str, practice_area: str, incident: dt.date) -> dict:
+    row = ctx.db.execute("SELECT years FROM limitation_periods WHERE state = ? AND practice_area = ?",
+                         (state, practice_area)).fetchone()
+    years = row["years"]
+    # The last day to file is the day before the anniversary of the incident.
+    deadline = _add_years(incident, years) - dt.timedelta(days=1)
+    days = (deadline - ctx.today).days
+    status = "expired" if days < 0 else "urgent" if days <= URGENT_DAYS else "ok"
+    return {"deadline_date": deadline.isoformat(), "days_remaining": days, "limitation_years": years,
+            "status": status, "note": DEADLINE_NOTE}
+
+
+def _token(kind: str, ref: int, caller_id: str) -> str:
+    digest = hashlib.sha1(f"{kind}|{ref}|{caller_id}".encode()).hexdigest()[:6].upper()
+    return f"{'HLD' if kind == 'hold' else 'CXL'}-{digest}"
+
+
+def _use_token(ctx: ToolContext, token: str, kind: str, caller_id: str):
+    row = ctx.db.execute("SELECT * FROM tokens WHERE token = ?", (token.strip().upper(),)).fetchone()
+    if row is None:
+        raise ToolError("invalid_token", "I couldn't find that reservation.")
+    if row["kind"] != kind:
+        raise ToolError("wrong_token_kind", "That reference is for a different kind of request.")
+    if row["caller_id"] != caller_id:
+        raise ToolError("token_not_yours", "That reservation belongs to someone else.")
+    if row["used"]:
+        raise ToolError("token_already_used", "That reservation has already been used.")
+    ctx.db.execute("UPDATE tokens SET used = 1 WHERE token = ?", (row["token"],))
+    return row
+
+
+def _staff_name(ctx: ToolContext, staff_id: str | None) -> str | None:
+    if staff_id is None:
+        return None
+    return ctx.db.execute("SELECT name FROM staff WHERE id = ?", (staff_id,)).fetchone()["name"]
+
+
+def _eligible_intake(ctx: ToolContext, caller_id: str):
+    """The intake an evaluation is for: this call's, else the caller's latest recorded one."""
+    intake_id = ctx.session.get("intake_id")
+    if intake_id is not None:
+        row = ctx.db.execute("SELECT * FROM intakes WHERE id = ?", (intake_id,)).fetchone()
+    else:
+        row = ctx.db.execute("SELECT * FROM intakes WHERE caller_id = ? AND caller_id != ? "
+                             "ORDER BY id DESC LIMIT 1", (caller_id, NEW_CALLER)).fetchone()
+    if row is None or row["status"] != "recorded":
+        raise ToolError("intake_required", "A case evaluation can be booked once your intake is recorded.")
+    return row
+
+
+# --- reception ---------------------------------------------------------------------------------
+
+@tools.tool
+def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
+    name = " ".join(full_name.split())
+    if not name:
+        raise ToolError("invalid_name", "May I have your full name?")
+    digits = _phone_digits(phone)
+    row = ctx.db.execute("SELECT * FROM callers WHERE lower(full_name) = lower(?) AND phone = ?",
+                         (name, digits)).fetchone()
+    if row is None:
+        caller_id, matters = NEW_CALLER, 0
+    else:
+        caller_id, name = row["id"], row["full_name"]
+        matters = ctx.db.execute("SELECT COUNT(*) FROM matters WHERE client_id = ?", (caller_id,)).fetchone()[0]
+    ctx.session["caller_id"] = caller_id
+    ctx.session["caller_name"] = name
+    ctx.session["caller_phone"] = digits
+    return {"caller_id": caller_id, "name": name, "returning_caller": row is not None,
+            "prior_matter_count": matters}
+
+
+@tools.tool
+def get_office_info(ctx: ToolContext, topic: str) -> dict:
+    row = ctx.db.execute("SELECT answer FROM office_info WHERE topic = ?", (topic,)).fetchone()
+    return {"topic": topic, "answer": row["answer"]}
+
+
+@tools.tool
+def take_message(ctx: ToolContext, recipient_name: str, callback_phone: str, message: str, urgent: bool) -> dict:
+    caller_id = _caller(ctx)
+    wanted = [w for w in _words(recipient_name) if w not in TITLES]
+    staff = ctx.db.execute("SELECT * FROM staff ORDER BY id").fetchall()
+    exact = [s for s in staff if _words(s["name"]) == wanted]
+    partial = [s for s in staff if wanted and set(wanted) <= set(_words(s["name"]))]
+    matches = exact or partial
+    if len(matches) != 1:
+        raise ToolError("unknown_recipient", "I'm not sure who you mean. Who is the message for?",
+                        {"staff": [s["name"] for s in staff]})
+    recipient = matches[0]
+    cur = ctx.db.execute(
+        "INSERT INTO messages (caller_id, recipient_id, callback_phone, urgent, message, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (caller_id, recipient["id"], _phone_digits(callback_phone), int(urgent), message, _stamp(ctx)))
+    return {"message_id": cur.lastrowid, "recipient": recipient["name"], "status": "taken"}
+
+
+@tools.tool
+def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
+    cur = ctx.db.execute("INSERT INTO escalations (caller_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
+                         (ctx.session.get("caller_id", "unknown"), reason, summary, _stamp(ctx)))
+    return {"escalation_id": cur.lastrowid, "status": "transferring"}
+
+
+# --- screening ---------------------------------------------------------------------------------
+
+@tools.tool
+def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
+    key = _party_key(opposing_party)
+    if not key:
+        raise ToolError("invalid_party", "Who would this matter be against?")
+    hit = any(_party_key(r["party"]) == key for r in ctx.db.execute("SELECT party FROM conflict_index"))
+    status = "conflict" if hit else "clear"
+    party = " ".join(opposing_party.split())
+    ctx.session["conflict"] = {"status": status, "opposing_party": party}
+    return {"status": status, "opposing_party": party, "may_proceed": not hit, "disclosure": CONFLICT_DISCLOSURE}
+
+
+@tools.tool
+def check_practice_area(ctx: ToolContext, practice_area: str) -> dict:
+    row = _area(ctx, practice_area)
+    return {"practice_area": practice_area, "accepted": bool(row["accepted"]), "fee_type": row["fee_type"],
+            "contingency_pct_prefiling": row["contingency_pct_prefiling"],
+            "contingency_pct_litigation": row["contingency_pct_litigation"], "consult_fee": row["consult_fee"]}
+
+
+@tools.tool
+def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict:
+    code = _state_code(ctx, state)
+    licensed = _licensed_states(ctx)
+    return {"state": code, "practice_area": practice_area, "licensed": code in licensed, "licensed_states": licensed}
+
+
+@tools.tool
+def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, incident_date: str) -> dict:
+    code = _state_code(ctx, state)
+    if code not in _licensed_states(ctx):
+        raise ToolError("not_licensed_in_state", "The firm's attorneys are not licensed in that state.")
+    if not _area(ctx, practice_area)["accepted"]:
+        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+    return _deadline(ctx, code, practice_area, _incident(ctx, incident_date))
+
+
+# --- intake ------------------------------------------------------------------------------------
+
+def _no_intake_yet(ctx: ToolContext) -> None:
+    if ctx.session.get("intake_id") is not None:
+        raise ToolError("intake_already_recorded", "Your intake is already on file from this call.")
+
+
+@tools.tool
+def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_date: str, summary: str) -> dict:
+    caller_id = _caller(ctx)
+    _no_intake_yet(ctx)
+    conflict = ctx.session.get("conflict")
+    if conflict is None:
+        raise ToolError("conflict_check_required", "Before we go into the details, I need to run a conflict check.")
+    if conflict["status"] != "clear":
+        raise ToolError("conflict_not_clear", "The firm is not able to take down the details of this matter.")
+    if not _area(ctx, practice_area)["accepted"]:
+        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+    code = _state_code(ctx, state)
+    if code not in _licensed_states(ctx):
+        raise ToolError("not_licensed_in_state", "The firm's attorneys are not licensed in that state.")
+    incident = _incident(ctx, incident_date)
+    if _deadline(ctx, code, practice_area, incident)["status"] == "expired":
+        raise ToolError("deadline_expired", "An attorney needs to review this matter before an intake is taken.")
+    cur = ctx.db.execute(
+        "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
+        "opposing_party, status, reason, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'recorded', NULL, ?, ?)",
+        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], practice_area, code,
+         incident.isoformat(), conflict["opposing_party"], summary, _stamp(ctx)))
+    ctx.session["intake_id"] = cur.lastrowid
+    return {"intake_id": cur.lastrowid, "recorded": True, "summary_recorded": bool(summary.strip())}
+
+
+@tools.tool
+def record_contact_only(ctx: ToolContext, reason: str) -> dict:
+    caller_id = _caller(ctx)
+    _no_intake_yet(ctx)
+    conflict = ctx.session.get("conflict") or {}
+    cur = ctx.db.execute(
+        "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
+        "opposing_party, status, reason, summary, created_at) "
+        "VALUES (?, ?, ?, NULL, NULL, NULL, ?, 'contact_only', ?, NULL, ?)",
+        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], conflict.get("opposing_party"),
+         reason, _stamp(ctx)))
+    ctx.session["intake_id"] = cur.lastrowid
+    return {"intake_id": cur.lastrowid, "status": "contact_only", "attorney_review": True}
+
+
+def _recorded_intake_id(ctx: ToolContext) -> int:
+    intake_id = ctx.session.get("intake_id")
+    row = None if intake_id is None else ctx.db.execute(
+        "SELECT status FROM intakes WHERE id = ?", (intake_id,)).fetchone()
+    if row is None or row["status"] != "recorded":
+        raise ToolError("no_intake_recorded", "I need to record your intake first.")
+    return intake_id
+
+
+@tools.tool
+def add_intake_note(ctx: ToolContext, note: str) -> dict:
+    intake_id = _recorded_intake_id(ctx)
+    cur = ctx.db.execute("INSERT INTO intake_notes (intake_id, note, created_at) VALUES (?, ?, ?)",
+                         (intake_id, note, _stamp(ctx)))
+    return {"note_id": cur.lastrowid, "status": "noted"}
+
+
+@tools.tool
+def send_intake_packet(ctx: ToolContext, channel: str) -> dict:
+    _recorded_intake_id(ctx)
+    cur = ctx.db.execute("INSERT INTO documents (caller_id, kind, target, created_at) "
+                         "VALUES (?, 'intake_packet', ?, ?)", (_caller(ctx), channel, _stamp(ctx)))
+    return {"document_id": cur.lastrowid, "status": "sent", "kind": "intake_packet", "target": channel}
+
+
+# --- scheduling --------------------------------------------------------------------------------
+
+def _open_slots(ctx: ToolContext, group: str):
+    now = ctx.now.isoformat(timespec="minutes")
+    return ctx.db.execute(
+        "SELECT s.*, st.name AS attorney FROM evaluation_slots s JOIN staff st ON st.id = s.attorney_id "
+        "WHERE s.eval_group = ? AND s.starts_at > ? "
+        "AND NOT EXISTS (SELECT 1 FROM evaluations e WHERE e.slot_id = s.id AND e.status = 'scheduled') "
+        "AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.slot_id = s.id AND h.status = 'active' AND h.expires_at > ?) "
+        "ORDER BY s.starts_at", (group, now, now)).fetchall()
+
+
+@tools.tool
+def find_evaluation_slots(ctx: ToolContext, practice_area: str) -> dict:
+    area = _area(ctx, practice_area)
+    if not area["accepted"]:
+        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+    return {"practice_area": practice_area,
+            "slots": [{"slot_id": s["id"], "starts_at": s["starts_at"], "attorney": s["attorney"], "mode": s["mode"]}
+                      for s in _open_slots(ctx, area["eval_group"])]}
+
+
+@tools.tool
+def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
+    caller_id = _caller(ctx)
+    intake = _eligible_intake(ctx, caller_id)
+    group = _area(ctx, intake["practice_area"])["eval_group"]
+    wanted = slot_id.strip().upper()
+    slot = next((s for s in _open_slots(ctx, group) if s["id"] == wanted), None)
+    if slot is None:
+        exists = ctx.db.execute("SELECT eval_group FROM evaluation_slots WHERE id = ?", (wanted,)).fetchone()
+        if exists is not None and exists["eval_group"] != group:
+            raise ToolError("slot_wrong_practice_area", "That time is with an attorney in a different practice area.")
+        raise ToolError("slot_unavailable", "That time is no longer available.")
+    now = ctx.now.isoformat(timespec="minutes")
+    # Holds past their expiry lapse as soon as anyone looks at the slot again.
+    ctx.db.execute("UPDATE holds SET status = 'expired' WHERE slot_id = ? AND status = 'active' AND expires_at <= ?",
+                   (wanted, now))
+    # A caller holds one slot at a time: choosing another releases the previous hold.
+    ctx.db.execute("UPDATE holds SET status = 'released' WHERE caller_id = ? AND status = 'active'", (caller_id,))
+    expires = (ctx.now + dt.timedelta(minutes=HOLD_MINUTES)).isoformat(timespec="minutes")
+    cur = ctx.db.execute("INSERT INTO holds (slot_id, caller_id, expires_at, status, created_at) "
+                         "VALUES (?, ?, ?, 'active', ?)", (wanted, caller_id, expires, now))
+    token = _token("hold", cur.lastrowid, caller_id)
+    ctx.db.execute("INSERT INTO tokens (token, kind, caller_id, ref_id) VALUES (?, 'hold', ?, ?)",
+                   (token, caller_id, cur.lastrowid))
+    return {"hold_id": cur.lastrowid, "hold_token": token, "slot_id": wanted, "starts_at": slot["starts_at"],
+            "attorney": slot["attorney"], "mode": slot["mode"], "expires_at": expires}
+
+
+@tools.tool
+def confirm_evaluation(ctx: ToolContext, hold_token: str) -> dict:
+    caller_id = _caller(ctx)
+    token = _use_token(ctx, hold_token, "hold", caller_id)
+    hold = ctx.db.execute("SELECT * FROM holds WHERE id = ?", (token["ref_id"],)).fetchone()
+    if hold["status"] != "active" or hold["expires_at"] <= ctx.now.isoformat(timespec="minutes"):
+        raise ToolError("hold_expired", "That hold has lapsed. Let me look for the time again.")
+    slot = ctx.db.execute("SELECT * FROM evaluation_slots WHERE id = ?", (hold["slot_id"],)).fetchone()
+    intake = _eligible_intake(ctx, caller_id)
+    ctx.db.execute("UPDATE holds SET status = 'confirmed' WHERE id = ?", (hold["id"],))
+    cur = ctx.db.execute(
+        "INSERT INTO evaluations (caller_id, slot_id, practice_area, starts_at, attorney_id, mode, status, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?)",
+        (caller_id, slot["id"], intake["practice_area"], slot["starts_at"], slot["attorney_id"], slot["mode"],
+         _stamp(ctx)))
+    return {"evaluation_id": cur.lastrowid, "starts_at": slot["starts_at"],
+            "attorney": _staff_name(ctx, slot["attorney_id"]), "mode": slot["mode"], "status": "scheduled"}
+
+
+@tools.tool
+def find_my_evaluations(ctx: ToolContext) -> dict:
+    caller_id = _caller(ctx)
+    rows = ctx.db.execute("SELECT * FROM evaluations WHERE caller_id = ? AND status = 'scheduled' "
+                          "ORDER BY starts_at", (caller_id,)).fetchall()
+    out = []
+    for r in rows:
+        token = _token("cancel", r["id"], caller_id)
+        ctx.db.execute("INSERT OR IGNORE INTO tokens (token, kind, caller_id, ref_id) VALUES (?, 'cancel', ?, ?)",
+                       (token, caller_id, r["id"]))
+        out.append({"evaluation_id": r["id"], "starts_at": r["starts_at"], "practice_area": r["practice_area"],
+                    "attorney": _staff_name(ctx, r["attorney_id"]), "mode": r["mode"], "cancel_token": token})
+    return {"evaluations": out}
+
+
+@tools.tool
+def cancel_evaluation(ctx: ToolContext, cancel_token: str) -> dict:
+    caller_id = _caller(ctx)
+    token = _use_token(ctx, cancel_token, "cancel", caller_id)
+    row = ctx.db.execute("SELECT * FROM evaluations WHERE id = ?", (token["ref_id"],)).fetchone()
+    if row["status"] != "scheduled":
+        raise ToolError("evaluation_not_found", "I don't see that evaluation as booked.")
+    if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL_WINDOW:
+        raise ToolError("too_late_to_cancel",
+                        "Evaluations within 24 hours can't be cancelled here; our staff can help with that.")
+    ctx.db.execute("UPDATE evaluations SET status = 'cancelled' WHERE id = ?", (row["id"],))
+    return {"evaluation_id": row["id"], "status": "cancelled"}
+
+
+# --- client services ---------------------------------------------------------------------------
+
+def _matter_key(number: str) -> str:
+    return re.sub(r"[^A-Z0-9]", "", number.upper())
+
+
+def _find_matter(ctx: ToolContext, matter_number: str):
+    key = _matter_key(matter_number)
+    return next((m for m in ctx.db.execute("SELECT * FROM matters") if _matter_key(m["matter_number"]) == key), None)
+
+
+@tools.tool
+def verify_client(ctx: ToolContext, full_name: str, matter_number: str) -> dict:
+    caller_id = _caller(ctx)
+    matter = _find_matter(ctx, matter_number)
+    client = None if matter is None else ctx.db.execute(
+        "SELECT * FROM callers WHERE id = ?", (matter["client_id"],)).fetchone()
+    # Name and matter number must match, and the caller must have been found by the phone on file.
+    if client is None or _words(client["full_name"]) != _words(full_name) or client["id"] != caller_id:
+        raise ToolError("client_not_verified", "I'm not able to verify you as the client on that matter.")
+    ctx.session["client_id"] = client["id"]
+    numbers = [r["matter_number"] for r in ctx.db.execute(
+        "SELECT matter_number FROM matters WHERE client_id = ? ORDER BY matter_number", (client["id"],))]
+    return {"client_id": client["id"], "verified": True, "matters": numbers}
+
+
+def _verified_client(ctx: ToolContext) -> str:
+    client_id = ctx.session.get("client_id")
+    if client_id is None:
+        raise ToolError("not_verified", "I need to verify you as the client first.")
+    return client_id
+
+
+@tools.tool
+def get_matter_status(ctx: ToolContext, matter_number: str) -> dict:
+    client_id = _verified_client(ctx)
+    matter = _find_matter(ctx, matter_number)
+    if matter is None or matter["client_id"] != client_id:
+        raise ToolError("matter_not_found", "I don't see that matter on your file.")
+    return {"matter_number": matter["matter_number"], "practice_area": matter["practice_area"],
+            "status": matter["status"], "stage": matter["stage"], "next_event": matter["next_event"],
+            "next_event_date": matter["next_event_date"], "attorney": _staff_name(ctx, matter["attorney_id"]),
+            "paralegal": _staff_name(ctx, matter["paralegal_id"]),
+            "note": "Share the stage and the next event. Do not predict the outcome or give legal advice."}
+
+
+@tools.tool
+def send_records_authorization(ctx: ToolContext, channel: str) -> dict:
+    client_id = _verified_client(ctx)
+    client = ctx.db.execute("SELECT * FROM callers WHERE id = ?", (client_id,)).fetchone()
+    if channel == "email" and client["email"] is None:
+        raise ToolError("no_email_on_file", "We don't have an email address on file for you; I can text it instead.")
+    cur = ctx.db.execute("INSERT INTO documents (caller_id, kind, target, created_at) "
+                         "VALUES (?, 'records_authorization', ?, ?)", (client_id, channel, _stamp(ctx)))
+    return {"document_id": cur.lastrowid, "status": "sent", "kind": "records_authorization", "target": channel}
