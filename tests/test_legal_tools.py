@@ -1,0 +1,338 @@
+"""Business rules of the legal pack (Halverson & Reed), through the real tool server."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from conftest import REPO
+from pytest_callm.pack import load_pack
+from pytest_callm.toolserver import ToolServer
+
+LEGAL = REPO / "industries" / "legal"
+CLARA = {"full_name": "Clara Whitman", "phone": "206-555-0220"}
+
+
+@pytest.fixture(scope="module")
+def legal_server():
+    pack = load_pack(LEGAL)
+    with ToolServer({pack.name: pack}) as server:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            yield http
+
+
+class Call:
+    """One phone call against the legal tool server: `call.tool(name, **args)` returns the envelope."""
+
+    def __init__(self, http: httpx.Client):
+        self.http = http
+        self.id = uuid.uuid4().hex
+
+    def tool(self, name: str, **arguments):
+        response = self.http.post(f"/packs/legal/tools/{name}", json=arguments, headers={"X-Call-Id": self.id})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def state(self):
+        return self.http.get("/packs/legal/state", headers={"X-Call-Id": self.id}).json()
+
+    def ok(self, name: str, **arguments):
+        result = self.tool(name, **arguments)
+        assert result["ok"], result
+        return result["data"]
+
+
+@pytest.fixture
+def call(legal_server):
+    return Call(legal_server)
+
+
+def screened(call: Call, party="Harborline Industries", caller=CLARA) -> Call:
+    call.ok("lookup_caller", **caller)
+    call.ok("check_conflict", opposing_party=party)
+    return call
+
+
+# --- the published sample's results -------------------------------------------------------------
+
+def test_sample_results_have_the_published_fields(call):
+    assert call.ok("lookup_caller", full_name="Clara Whitman", phone="2065550220") == {
+        "caller_id": "c_new", "name": "Clara Whitman", "returning_caller": False, "prior_matter_count": 0}
+    assert call.ok("check_conflict", opposing_party="Harborline Industries") == {
+        "status": "clear", "opposing_party": "Harborline Industries", "may_proceed": True,
+        "disclosure": "Do not tell the caller who the firm represents or why a conflict exists."}
+    assert call.ok("check_practice_area", practice_area="employment") == {
+        "practice_area": "employment", "accepted": True, "fee_type": "contingency",
+        "contingency_pct_prefiling": 33.33, "contingency_pct_litigation": 40, "consult_fee": 0}
+    assert call.ok("check_jurisdiction", state="WA", practice_area="employment") == {
+        "state": "WA", "practice_area": "employment", "licensed": True,
+        "licensed_states": ["CA", "FL", "NY", "TX", "GA", "IL", "WA", "PA", "NC"]}
+    # The sample's actual call: fired 2026-05-05 in Washington, three-year period.
+    assert call.ok("calculate_filing_deadline", state="WA", practice_area="employment", incident_date="2026-05-05") == {
+        "deadline_date": "2029-05-04", "days_remaining": 1008, "limitation_years": 3, "status": "ok",
+        "note": "Report this result as returned. Interpretation is an attorney's judgment."}
+    call.ok("record_intake", practice_area="employment", state="WA", incident_date="2026-05-05", summary="x")
+    assert call.ok("add_intake_note", note="has the HR email") == {"note_id": 1, "status": "noted"}
+    assert call.ok("send_intake_packet", channel="email") == {
+        "document_id": 1, "status": "sent", "kind": "intake_packet", "target": "email"}
+
+
+def test_a_returning_caller_is_recognised_by_name_and_phone(call):
+    data = call.ok("lookup_caller", full_name="helen  achterberg", phone="(404) 555-0162")
+    assert data == {"caller_id": "c_1007", "name": "Helen Achterberg", "returning_caller": True,
+                    "prior_matter_count": 2}
+
+
+def test_a_known_name_with_another_phone_is_a_new_caller(call):
+    assert call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")["caller_id"] == "c_new"
+
+
+def test_a_phone_number_must_have_ten_digits(call):
+    assert call.tool("lookup_caller", full_name="A B", phone="555-0142")["error_code"] == "invalid_phone"
+
+
+# --- deadlines --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("incident, deadline, days, status", [
+    ("2024-07-31", "2026-07-30", -1, "expired"),   # two years ran out yesterday
+    ("2024-08-01", "2026-07-31", 0, "urgent"),     # last day to file is today
+    ("2024-10-29", "2026-10-28", 89, "urgent"),
+    ("2024-10-30", "2026-10-29", 90, "urgent"),    # 90 days or fewer is urgent
+    ("2024-10-31", "2026-10-30", 91, "ok"),
+])
+def test_deadline_status_at_the_edges(call, incident, deadline, days, status):
+    data = call.ok("calculate_filing_deadline", state="TX", practice_area="personal_injury", incident_date=incident)
+    assert (data["deadline_date"], data["days_remaining"], data["limitation_years"], data["status"]) == (
+        deadline, days, 2, status)
+
+
+def test_deadline_uses_the_period_of_the_state_and_area(call):
+    ca = call.ok("calculate_filing_deadline", state="California", practice_area="medical_malpractice",
+                 incident_date="2026-01-10")
+    assert (ca["limitation_years"], ca["deadline_date"]) == (1, "2027-01-09")
+
+
+def test_deadline_from_a_leap_day(call):
+    data = call.ok("calculate_filing_deadline", state="NY", practice_area="wage_and_hour", incident_date="2024-02-29")
+    assert data["deadline_date"] == "2030-02-27"  # six years on is 28 Feb 2030; the day before
+
+
+def test_deadline_refuses_an_unlicensed_state_an_unaccepted_area_and_a_future_date(call):
+    assert call.tool("calculate_filing_deadline", state="OR", practice_area="employment",
+                     incident_date="2026-01-01")["error_code"] == "not_licensed_in_state"
+    assert call.tool("calculate_filing_deadline", state="WA", practice_area="family_law",
+                     incident_date="2026-01-01")["error_code"] == "practice_area_not_accepted"
+    assert call.tool("calculate_filing_deadline", state="WA", practice_area="employment",
+                     incident_date="2026-08-01")["error_code"] == "invalid_incident_date"
+
+
+# --- conflicts, areas, states -------------------------------------------------------------------
+
+@pytest.mark.parametrize("party", ["Orion Home Goods", "orion home goods, inc.", "ORION HOME-GOODS INC",
+                                   "The Marlow Freight Lines", "Evelyn Sato", "sunmark property management"])
+def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call, party):
+    data = call.ok("check_conflict", opposing_party=party)
+    assert (data["status"], data["may_proceed"]) == ("conflict", False)
+
+
+@pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight"])
+def test_a_different_party_is_clear(call, party):
+    assert call.ok("check_conflict", opposing_party=party)["status"] == "clear"
+
+
+def test_an_unaccepted_area_has_no_fee_terms(call):
+    data = call.ok("check_practice_area", practice_area="workers_compensation")
+    assert data["accepted"] is False and data["fee_type"] is None
+
+
+def test_jurisdiction_reads_state_names_and_says_when_unlicensed(call):
+    assert call.ok("check_jurisdiction", state="Washington", practice_area="employment")["state"] == "WA"
+    assert call.ok("check_jurisdiction", state="OR", practice_area="employment")["licensed"] is False
+    assert call.tool("check_jurisdiction", state="Atlantis", practice_area="employment")["error_code"] == "unknown_state"
+
+
+# --- intake ------------------------------------------------------------------------------------
+
+def test_intake_before_a_conflict_check_is_refused(call):
+    call.ok("lookup_caller", **CLARA)
+    result = call.tool("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05", summary="x")
+    assert result["error_code"] == "conflict_check_required"
+    assert len(call.state()["intakes"]) == 4  # the seeded ones only
+
+
+def test_intake_after_a_conflict_is_refused_but_contact_details_are_recorded(call):
+    screened(call, party="Cascade Valley Hospital")
+    assert call.tool("record_intake", practice_area="medical_malpractice", state="WA", incident_date="2026-04-05",
+                     summary="x")["error_code"] == "conflict_not_clear"
+    assert call.ok("record_contact_only", reason="conflict")["status"] == "contact_only"
+    row = call.state()["intakes"][-1]
+    assert (row["status"], row["reason"], row["opposing_party"], row["practice_area"]) == (
+        "contact_only", "conflict", "Cascade Valley Hospital", None)
+
+
+@pytest.mark.parametrize("area, state, date, code", [
+    ("family_law", "WA", "2026-04-05", "practice_area_not_accepted"),
+    ("employment", "OR", "2026-04-05", "not_licensed_in_state"),
+    ("personal_injury", "TX", "2024-05-01", "deadline_expired"),
+])
+def test_intake_refuses_matters_only_an_attorney_may_take_or_decline(call, area, state, date, code):
+    screened(call)
+    assert call.tool("record_intake", practice_area=area, state=state, incident_date=date, summary="x")["error_code"] == code
+
+
+def test_one_intake_per_call_and_notes_need_it(call):
+    screened(call)
+    assert call.tool("add_intake_note", note="x")["error_code"] == "no_intake_recorded"
+    assert call.tool("send_intake_packet", channel="text")["error_code"] == "no_intake_recorded"
+    call.ok("record_intake", practice_area="employment", state="Washington", incident_date="2026-04-05", summary="x")
+    assert call.tool("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05",
+                     summary="x")["error_code"] == "intake_already_recorded"
+    assert call.state()["intakes"][-1]["state"] == "WA"
+
+
+def test_writes_need_an_identified_caller(call):
+    assert call.tool("record_contact_only", reason="conflict")["error_code"] == "caller_not_identified"
+    assert call.tool("take_message", recipient_name="Sofia Alvarez", callback_phone="2065550220", message="hi",
+                     urgent=False)["error_code"] == "caller_not_identified"
+
+
+# --- evaluations: hold, confirm, tokens -----------------------------------------------------------
+
+def booked_intake(call: Call) -> Call:
+    screened(call)
+    call.ok("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05", summary="x")
+    return call
+
+
+def test_hold_then_confirm_books_an_evaluation(call):
+    booked_intake(call)
+    slots = call.ok("find_evaluation_slots", practice_area="employment")["slots"]
+    assert [s["slot_id"] for s in slots] == ["E-201", "E-204", "E-211"]  # E-207 is booked
+    hold = call.ok("hold_evaluation_slot", slot_id="e-201")
+    assert hold["expires_at"] == "2026-07-31T09:10"
+    booking = call.ok("confirm_evaluation", hold_token=hold["hold_token"])
+    assert booking["status"] == "scheduled" and booking["attorney"] == "Sofia Alvarez"
+    state = call.state()
+    assert state["evaluations"][-1]["caller_id"] == "c_new" and state["holds"][-1]["status"] == "confirmed"
+    assert "E-201" not in [s["slot_id"] for s in call.ok("find_evaluation_slots", practice_area="employment")["slots"]]
+
+
+def test_a_hold_token_is_single_use(call):
+    booked_intake(call)
+    token = call.ok("hold_evaluation_slot", slot_id="E-204")["hold_token"]
+    call.ok("confirm_evaluation", hold_token=token)
+    assert call.tool("confirm_evaluation", hold_token=token)["error_code"] == "token_already_used"
+    assert len([e for e in call.state()["evaluations"] if e["caller_id"] == "c_new"]) == 1
+
+
+def test_a_token_of_the_wrong_kind_is_refused(legal_server):
+    priya = Call(legal_server)
+    priya.ok("lookup_caller", full_name="Priya Raman", phone="206-555-0173")
+    cancel_token = priya.ok("find_my_evaluations")["evaluations"][0]["cancel_token"]
+    assert priya.tool("confirm_evaluation", hold_token=cancel_token)["error_code"] == "wrong_token_kind"
+    hold_token = priya.ok("hold_evaluation_slot", slot_id="E-211")["hold_token"]
+    assert priya.tool("cancel_evaluation", cancel_token=hold_token)["error_code"] == "wrong_token_kind"
+
+
+def test_a_token_of_another_caller_is_refused(legal_server):
+    # Tokens are derived from the hold and the caller; a token minted for Priya is not Owen's.
+    priya = Call(legal_server)
+    priya.ok("lookup_caller", full_name="Priya Raman", phone="206-555-0173")
+    token = priya.ok("find_my_evaluations")["evaluations"][0]["cancel_token"]
+    priya.ok("lookup_caller", full_name="Owen Fairbanks", phone="512-555-0190")  # same call, other caller
+    assert priya.tool("cancel_evaluation", cancel_token=token)["error_code"] == "token_not_yours"
+
+
+def test_an_unknown_token_is_refused(call):
+    call.ok("lookup_caller", full_name="Priya Raman", phone="2065550173")
+    assert call.tool("cancel_evaluation", cancel_token="CXL-000000")["error_code"] == "invalid_token"
+
+
+def test_a_slot_held_by_someone_else_is_unavailable_until_the_hold_expires(call):
+    call.ok("lookup_caller", full_name="Tom Brennan", phone="919-555-0124")  # injury intake on file
+    assert call.tool("hold_evaluation_slot", slot_id="E-205")["error_code"] == "slot_unavailable"
+    call.ok("hold_evaluation_slot", slot_id="E-206")  # its old hold expired yesterday
+    holds = {h["id"]: h["status"] for h in call.state()["holds"]}
+    assert holds[2] == "expired" and holds[1] == "active"
+
+
+def test_holding_another_slot_releases_the_first_hold(call):
+    booked_intake(call)
+    call.ok("hold_evaluation_slot", slot_id="E-201")
+    second = call.ok("hold_evaluation_slot", slot_id="E-204")
+    statuses = [h["status"] for h in call.state()["holds"][2:]]
+    assert statuses == ["released", "active"]
+    call.ok("confirm_evaluation", hold_token=second["hold_token"])
+
+
+def test_booking_needs_a_recorded_intake_in_the_same_area(call):
+    call.ok("lookup_caller", **CLARA)
+    assert call.tool("hold_evaluation_slot", slot_id="E-201")["error_code"] == "intake_required"
+    employment = booked_intake(Call(call.http))
+    assert employment.tool("hold_evaluation_slot", slot_id="E-202")["error_code"] == "slot_wrong_practice_area"
+
+
+def test_cancellation_within_24_hours_is_refused_and_later_ones_work(legal_server):
+    luis = Call(legal_server)
+    luis.ok("lookup_caller", full_name="Luis Carranza", phone="213-555-0107")
+    token = luis.ok("find_my_evaluations")["evaluations"][0]["cancel_token"]
+    assert luis.tool("cancel_evaluation", cancel_token=token)["error_code"] == "too_late_to_cancel"
+    assert luis.state()["evaluations"][2]["status"] == "scheduled"
+    tom = Call(legal_server)
+    tom.ok("lookup_caller", full_name="Tom Brennan", phone="919-555-0124")
+    token = tom.ok("find_my_evaluations")["evaluations"][0]["cancel_token"]
+    assert tom.ok("cancel_evaluation", cancel_token=token)["status"] == "cancelled"
+    assert tom.tool("cancel_evaluation", cancel_token=token)["error_code"] == "token_already_used"
+
+
+# --- client services ---------------------------------------------------------------------------
+
+def test_a_client_is_verified_by_phone_on_file_name_and_matter_number(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    assert call.tool("get_matter_status", matter_number="HR-24-0117")["error_code"] == "not_verified"
+    call.ok("verify_client", full_name="marisol vega", matter_number="hr 24 0117")
+    status = call.ok("get_matter_status", matter_number="HR-24-0117")
+    assert (status["stage"].split(":")[0], status["attorney"], status["next_event_date"]) == (
+        "Discovery", "Kevin Osei", "2026-08-19")
+
+
+def test_an_impersonator_with_the_right_matter_number_is_not_verified(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0100")  # not the phone on file
+    assert call.tool("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")["error_code"] == \
+        "client_not_verified"
+    assert call.tool("send_records_authorization", channel="text")["error_code"] == "not_verified"
+    assert call.state()["documents"] == []
+
+
+def test_a_client_sees_only_their_own_matters(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    call.ok("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
+    assert call.tool("get_matter_status", matter_number="HR-25-0342")["error_code"] == "matter_not_found"
+
+
+def test_records_authorization_by_email_needs_an_email_on_file(call):
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0199")
+    call.ok("verify_client", full_name="Derek Okonkwo", matter_number="HR-25-0342")
+    assert call.tool("send_records_authorization", channel="email")["error_code"] == "no_email_on_file"
+    call.ok("send_records_authorization", channel="text")
+    assert call.state()["documents"] == [{"id": 1, "caller_id": "c_1002", "kind": "records_authorization",
+                                          "target": "text", "created_at": "2026-07-31T09:00"}]
+
+
+def test_messages_go_to_a_named_member_of_staff(call):
+    call.ok("lookup_caller", **CLARA)
+    data = call.ok("take_message", recipient_name="Ms. Alvarez", callback_phone="206 555 0220", message="call me",
+                   urgent=True)
+    assert data["recipient"] == "Sofia Alvarez"
+    assert call.tool("take_message", recipient_name="Mr. Nobody", callback_phone="2065550220", message="x",
+                     urgent=False)["error_code"] == "unknown_recipient"
+    row = call.state()["messages"][0]
+    assert (row["recipient_id"], row["callback_phone"], row["urgent"]) == ("s_alvarez", "2065550220", 1)
+
+
+def test_escalation_is_recorded(call):
+    call.ok("lookup_caller", **CLARA)
+    call.ok("escalate_to_human", reason="complaint", summary="unhappy with a past call")
+    assert [(e["caller_id"], e["reason"]) for e in call.state()["escalations"]] == [("c_new", "complaint")]
