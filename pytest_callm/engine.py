@@ -89,7 +89,7 @@ class Call:
                 index=index, agent=self.agent, exchange=exchange, started_ms=started,
                 duration_ms=round(self._ms() - started, 3), ttft_ms=reply.ttft_ms, text=reply.text,
                 tool_calls=[tc.name for tc in reply.tool_calls], reasoning=reply.reasoning,
-                usage=reply.usage.to_json() if reply.usage else None))
+                usage=reply.usage.to_json() if reply.usage else None, notes=list(reply.notes)))
             message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
             if reply.tool_calls:
                 message["tool_calls"] = [{"id": tc.id, "type": "function",

@@ -53,6 +53,7 @@ class ModelReply:
     reasoning: str | None = None  # kept in the trajectory, never spoken
     ttft_ms: float | None = None  # to the first text or tool-call token
     usage: Usage | None = None
+    notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
 
 
 class Model(Protocol):

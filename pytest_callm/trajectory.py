@@ -55,6 +55,7 @@ class RequestRecord:
     tool_calls: list[str]
     reasoning: str | None = None
     usage: dict[str, int] | None = None
+    notes: list[str] = field(default_factory=list)  # client retries, resends, calls lifted from text
 
 
 @dataclass
@@ -72,6 +73,7 @@ class Trajectory:
     handoffs: list[HandoffRecord] = field(default_factory=list)
     requests: list[RequestRecord] = field(default_factory=list)
     final_state: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    reruns: int = 0  # times the call was started again after an infrastructure error
 
     def handoff_path(self) -> list[str]:
         return [h.to_agent for h in self.handoffs]

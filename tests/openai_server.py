@@ -1,0 +1,324 @@
+"""A local OpenAI-compatible server that plays scripted behaviour, for testing the real client.
+
+FastAPI, streaming Server-Sent Events like the Chat Completions API: a role chunk at once, then
+(after the configured delay) reasoning, text and tool calls in small pieces, a finish chunk, a
+usage chunk and `[DONE]`. Each chat request takes the next scripted step, or, with none queued,
+asks the answer-key agent (when the server was given a task), or says a default line.
+
+A step is a dict:
+    text, reasoning, tool_calls=[{"name", "arguments": dict or raw string}]  what the model writes
+    delay_ms        before the first token (default: the server's delay_ms)
+    reasoning_ms    spent on reasoning before the first spoken token
+    piece_chars     characters per streamed piece (default 4; tool arguments split the same way)
+    usage           {"prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens"}
+    status          answer with this HTTP error instead (with `code`, `message`, `retry_after`)
+    drop_after      abort the connection after this many content pieces
+    end_early       end the stream cleanly but without a finish reason
+    stream_error    send this error object inside the stream (after the role chunk)
+    hang_s          wait this long before anything after the role chunk (timeouts)
+
+Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
+`require_user_first` (400 when the conversation does not open with a user message, as some
+providers do), and `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request).
+
+In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
+`server.requests`). As a program (for `--callm-serve`):
+    python tests/openai_server.py --port P [--model M] [--api-key K] [--delay-ms D]
+                                  [--task PATH --industries DIR] [--startup-s S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+DEFAULT_MODEL = "scripted"
+DEFAULT_TEXT = "How can I help you today?"
+AGENT_OPENING = "Sure, one moment please."
+AGENT_CLOSING = "Thank you for calling. Goodbye."
+AGENT_HOLD = "One moment, please."
+
+
+class AnswerKeyAgent:
+    """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
+
+    def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8):
+        from pytest_callm.oracle import plan_answer_key
+        from pytest_callm.pack import PackRegistry
+        from pytest_callm.task import load_task
+
+        _, task, pack = load_task(Path(task_path), PackRegistry([Path(industries)]))
+        self.plan = plan_answer_key(task, pack)
+        self.max_calls_per_turn = max_requests_per_turn - 1
+
+    def step(self, body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        done = sum(1 for m in messages if m["role"] == "tool")
+        since_user = 0
+        for m in reversed(messages):
+            if m["role"] == "user":
+                break
+            since_user += m["role"] == "assistant"
+        if done >= len(self.plan):
+            return {"text": AGENT_CLOSING}
+        if since_user >= self.max_calls_per_turn:
+            return {"text": AGENT_HOLD}
+        call = self.plan[done]
+        step: dict[str, Any] = {"tool_calls": [{"name": call.name, "arguments": call.arguments}]}
+        if since_user == 0:
+            step["text"] = AGENT_OPENING
+        return step
+
+
+class Behaviour:
+    def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, models=(DEFAULT_MODEL,),
+                 agent: AnswerKeyAgent | None = None, require_user_first: bool = False):
+        self.api_key = api_key
+        self.delay_ms = delay_ms
+        self.models = list(models)
+        self.agent = agent
+        self.require_user_first = require_user_first
+        self.steps: deque[dict[str, Any]] = deque()
+        self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
+
+    def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self.steps:
+            return self.steps.popleft()
+        if self.agent is not None:
+            return self.agent.step(body)
+        return {"text": DEFAULT_TEXT}
+
+
+def _error(status: int, message: str, code: str | None = None, kind: str = "invalid_request_error",
+           headers: dict[str, str] | None = None, **extra) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": code, "param": None, **extra}},
+                        status_code=status, headers=headers)
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)] if text else []
+
+
+def _estimate_tokens(value: Any) -> int:
+    return max(1, len(json.dumps(value)) // 4)
+
+
+def create_app(state: Behaviour) -> FastAPI:
+    app = FastAPI()
+
+    @app.get("/health")
+    async def health():
+        return {"ok": True}
+
+    @app.get("/v1/models")
+    async def models():
+        return {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "tests"} for m in state.models]}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request):
+        record: dict[str, Any] = {"start": time.perf_counter(), "end": None, "status": 200}
+        if state.api_key is not None and request.headers.get("authorization") != f"Bearer {state.api_key}":
+            record.update(status=401, end=time.perf_counter())
+            state.log.append(record)
+            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+        body = await request.json()
+        record["body"] = body
+        state.log.append(record)
+        if body.get("model") not in state.models:
+            record.update(status=404, end=time.perf_counter())
+            return _error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
+        first = next((m for m in body["messages"] if m["role"] != "system"), None)
+        if state.require_user_first and (first is None or first["role"] != "user"):
+            record.update(status=400, end=time.perf_counter())
+            return _error(400, "The first message after the system prompt must come from the user.")
+        step = state.next_step(body)
+        if "status" in step:
+            record.update(status=step["status"], end=time.perf_counter())
+            headers = {"retry-after": str(step["retry_after"])} if "retry_after" in step else None
+            extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
+            return _error(step["status"], step.get("message", "scripted error"), step.get("code"),
+                          headers=headers, **extra)
+        return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache"})
+
+    return app
+
+
+async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], record: dict[str, Any]):
+    completion_id = f"chatcmpl-{uuid.uuid4().hex[:16]}"
+    created = int(time.time())
+
+    def chunk(delta: dict[str, Any] | None, finish: str | None = None, usage: dict | None = None) -> str:
+        choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]
+        payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created,
+                   "model": body["model"], "choices": choices, "usage": usage}
+        return f"data: {json.dumps(payload)}\n\n"
+
+    size = step.get("piece_chars", 4)
+    yield chunk({"role": "assistant", "content": ""})
+    if "stream_error" in step:
+        yield f"data: {json.dumps({'error': step['stream_error']})}\n\n"
+        record["end"] = time.perf_counter()
+        return
+    if step.get("hang_s"):
+        await asyncio.sleep(step["hang_s"])
+    # The delay counts from the request's arrival, and ends on time: the event loop's timers are
+    # only good to a millisecond or two, so the last stretch is a short busy wait.
+    await _until(record["start"] + step.get("delay_ms", state.delay_ms) / 1000)
+    sent = 0
+    drop_after = step.get("drop_after")
+
+    def dropping() -> bool:
+        return drop_after is not None and sent >= drop_after
+
+    for piece in _pieces(step.get("reasoning", ""), size):
+        yield chunk({"reasoning_content": piece})
+    if step.get("reasoning_ms"):
+        await asyncio.sleep(step["reasoning_ms"] / 1000)
+    for piece in _pieces(step.get("text", ""), size):
+        yield chunk({"content": piece})
+        sent += 1
+        if dropping():
+            raise ConnectionAbortedError("scripted: the stream drops here")
+    calls = step.get("tool_calls", [])
+    for index, call in enumerate(calls):
+        arguments = call["arguments"] if isinstance(call["arguments"], str) else json.dumps(call["arguments"])
+        yield chunk({"tool_calls": [{"index": index, "id": call.get("id", f"call_{uuid.uuid4().hex[:10]}"),
+                                     "type": "function", "function": {"name": call["name"], "arguments": ""}}]})
+        for piece in _pieces(arguments, size):
+            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            sent += 1
+            if dropping():
+                raise ConnectionAbortedError("scripted: the stream drops here")
+    if step.get("end_early"):
+        record["end"] = time.perf_counter()
+        return
+    yield chunk({}, "tool_calls" if calls else "stop")
+    u = step.get("usage", {})
+    prompt = u.get("prompt_tokens", _estimate_tokens(body["messages"]) + _estimate_tokens(body.get("tools", [])))
+    output = step.get("text", "") + json.dumps(calls) if calls else step.get("text", "")
+    reasoning_tokens = u.get("reasoning_tokens", _estimate_tokens(step["reasoning"]) if step.get("reasoning") else 0)
+    completion = u.get("completion_tokens", _estimate_tokens(output) + reasoning_tokens)
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+             "prompt_tokens_details": {"cached_tokens": u.get("cached_tokens", prompt // 2)},
+             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+    yield chunk(None, usage=usage)
+    yield "data: [DONE]\n\n"
+    record["end"] = time.perf_counter()
+
+
+async def _until(deadline: float) -> None:
+    remaining = deadline - time.perf_counter()
+    if remaining > 0.003:
+        await asyncio.sleep(remaining - 0.003)
+    while time.perf_counter() < deadline:
+        pass
+
+
+def _listen(port: int = 0) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
+class ScriptedServer:
+    """The server on 127.0.0.1 at an ephemeral port, in a thread of this process."""
+
+    def __init__(self, **behaviour):
+        self.state = Behaviour(**behaviour)
+        self._sock = _listen()
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self.base_url = self.url + "/v1"
+        config = uvicorn.Config(create_app(self.state), log_level="critical", access_log=False, lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+
+    def start(self) -> "ScriptedServer":
+        self._thread.start()
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise RuntimeError("the scripted OpenAI server did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> "ScriptedServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def reset(self, **behaviour) -> "ScriptedServer":
+        """Back to a fresh state (queue and log emptied), with these settings."""
+        fresh = Behaviour(**behaviour)
+        self.state.__dict__.update(fresh.__dict__)
+        return self
+
+    def script(self, *steps: dict[str, Any]) -> "ScriptedServer":
+        self.state.steps.extend(steps)
+        return self
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Bodies of the chat requests received, in order (those refused before reading excluded)."""
+        return [r["body"] for r in self.state.log if "body" in r]
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        return self.state.log
+
+
+@pytest.fixture(scope="session")
+def openai_server_session():
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture
+def openai_server(openai_server_session):
+    """The scripted OpenAI-compatible server, reset for this test (`openai_server.reset(...)` to configure)."""
+    return openai_server_session.reset()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="scripted OpenAI-compatible server (tests)")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--model", action="append", default=[])
+    parser.add_argument("--api-key")
+    parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--task", type=Path, help="play this task's answer key")
+    parser.add_argument("--industries", type=Path, help="the folder holding the task's pack")
+    parser.add_argument("--startup-s", type=float, default=0.0, help="wait this long before listening")
+    parser.add_argument("--exit-at-once", action="store_true", help="fail to start (for tests of --callm-serve)")
+    args = parser.parse_args(argv)
+    if args.exit_at_once:
+        print("scripted server: refusing to start", file=sys.stderr, flush=True)
+        raise SystemExit(3)
+    time.sleep(args.startup_s)
+    agent = AnswerKeyAgent(args.task, args.industries) if args.task else None
+    state = Behaviour(api_key=args.api_key, delay_ms=args.delay_ms, models=args.model or [DEFAULT_MODEL],
+                      agent=agent)
+    config = uvicorn.Config(create_app(state), log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[_listen(args.port)])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The streaming client against a local OpenAI-compatible server: timing, tool calls, usage, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
+from pytest_callm.client import (ModelAccessError, ModelCallError, ModelRequestError, OpenAIChatModel,
+                                 RetryPolicy, api_key_for)
+from pytest_callm.model import ModelRequest, Usage
+from pytest_callm.modelconfig import ModelConfig, Quirks, Sampling
+
+FAST = RetryPolicy(tries=3, backoff_s=0.01, timeout_s=5)
+TOOLS = [{"type": "function", "function": {"name": "verify_owner", "description": "Verify the caller.",
+                                           "parameters": {"type": "object", "properties": {
+                                               "full_name": {"type": "string"}, "phone": {"type": "string"}}}}},
+         {"type": "function", "function": {"name": "end_call", "parameters": {"type": "object", "properties": {}}}}]
+REQUEST = ModelRequest("reception", "You are the front desk.",
+                       [{"role": "assistant", "content": "Thanks for calling."},
+                        {"role": "user", "content": "Hi, this is Dana."}], TOOLS)
+
+
+def ask(server, *steps, request=REQUEST, retry=FAST, key=None, **config):
+    """Script the server, send one request through a fresh client, return the reply."""
+    server.script(*steps)
+    config.setdefault("api_key_env", None)
+    model = OpenAIChatModel(ModelConfig(name="t", model="scripted", base_url=server.base_url, **config), key, retry)
+
+    async def go():
+        try:
+            return await model.respond(request)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+def test_time_to_first_token_includes_the_servers_delay(openai_server):
+    reply = ask(openai_server, {"text": "Hello there.", "delay_ms": 150})
+    assert reply.text == "Hello there."
+    assert 150 <= reply.ttft_ms < 230
+
+
+def test_reasoning_is_kept_apart_and_the_first_token_is_the_first_spoken_one(openai_server):
+    reply = ask(openai_server, {"reasoning": "The caller gave a name; ask for the phone.", "reasoning_ms": 200,
+                                "text": "May I have your phone number?", "delay_ms": 0})
+    assert reply.text == "May I have your phone number?"
+    assert reply.reasoning == "The caller gave a name; ask for the phone."
+    assert reply.ttft_ms >= 200
+
+
+def test_tool_calls_split_across_chunks_are_reassembled(openai_server):
+    reply = ask(openai_server, {"piece_chars": 3, "text": "One moment.", "tool_calls": [
+        {"id": "call_a", "name": "verify_owner", "arguments": {"full_name": "Dana Whitfield", "phone": "5035550142"}},
+        {"id": "call_b", "name": "end_call", "arguments": {}}]})
+    assert reply.text == "One moment."
+    assert [(c.id, c.name) for c in reply.tool_calls] == [("call_a", "verify_owner"), ("call_b", "end_call")]
+    assert reply.tool_calls[0].arguments == {"full_name": "Dana Whitfield", "phone": "5035550142"}
+    assert reply.tool_calls[1].raw_arguments == "{}"
+
+
+def test_a_tool_call_alone_times_its_first_token_too(openai_server):
+    reply = ask(openai_server, {"delay_ms": 80, "tool_calls": [{"name": "end_call", "arguments": {}}]})
+    assert reply.text == "" and reply.tool_calls[0].name == "end_call"
+    assert 80 <= reply.ttft_ms < 160
+
+
+def test_usage_is_split_into_uncached_cached_output_and_reasoning_tokens(openai_server):
+    reply = ask(openai_server, {"text": "Hi.", "reasoning": "short", "usage": {
+        "prompt_tokens": 1000, "cached_tokens": 600, "completion_tokens": 50, "reasoning_tokens": 20}})
+    assert reply.usage == Usage(input_tokens=400, cached_input_tokens=600, output_tokens=50, reasoning_tokens=20)
+
+
+def test_the_request_streams_with_usage_tools_and_the_configs_sampling(openai_server):
+    ask(openai_server, {"text": "Hi."}, sampling=Sampling(temperature=0.2, reasoning_effort="low", max_tokens=300,
+                                                          extra_body={"top_k": 20}))
+    body = openai_server.requests[0]
+    assert body["model"] == "scripted" and body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["tools"] == TOOLS
+    assert body["messages"][0] == {"role": "system", "content": "You are the front desk."}
+    assert body["messages"][1:] == REQUEST.messages
+    assert (body["temperature"], body["reasoning_effort"], body["max_completion_tokens"], body["top_k"]) == \
+        (0.2, "low", 300, 20)
+
+
+def test_unset_sampling_settings_are_not_sent(openai_server):
+    ask(openai_server, {"text": "Hi."})
+    body = openai_server.requests[0]
+    assert not {"temperature", "reasoning_effort", "max_completion_tokens"} & set(body)
+
+
+def test_a_rate_limit_is_retried_after_a_backoff(openai_server):
+    reply = ask(openai_server, {"status": 429, "message": "Rate limit reached"}, {"text": "Hello."})
+    assert reply.text == "Hello."
+    assert [r["status"] for r in openai_server.log] == [429, 200]
+    assert "RateLimitError: Rate limit reached" in reply.notes[0]
+
+
+def test_server_errors_are_retried(openai_server):
+    reply = ask(openai_server, {"status": 500}, {"status": 503}, {"text": "Hello."})
+    assert reply.text == "Hello."
+    assert [r["status"] for r in openai_server.log] == [500, 503, 200]
+
+
+def test_a_stream_that_drops_mid_reply_is_sent_again_from_the_start(openai_server):
+    reply = ask(openai_server, {"text": "I found your appointment on Monday.", "drop_after": 2},
+                {"text": "Your appointment is on Monday."})
+    assert reply.text == "Your appointment is on Monday."
+    assert len(openai_server.requests) == 2
+    assert "APIConnectionError" in reply.notes[0]
+
+
+def test_a_stream_that_ends_before_the_model_finished_is_sent_again(openai_server):
+    reply = ask(openai_server, {"text": "I found", "end_early": True}, {"text": "Found it."})
+    assert reply.text == "Found it."
+    assert "StreamDropped" in reply.notes[0]
+
+
+def test_a_timeout_is_retried(openai_server):
+    retry = RetryPolicy(tries=2, backoff_s=0.01, timeout_s=0.3)
+    reply = ask(openai_server, {"text": "Late.", "hang_s": 1.0}, {"text": "On time."}, retry=retry)
+    assert reply.text == "On time."
+    assert "APITimeoutError" in reply.notes[0]
+
+
+def test_retries_are_bounded_and_then_the_request_fails_as_infrastructure(openai_server):
+    with pytest.raises(ModelCallError, match="3 tries failed; last: RateLimitError"):
+        ask(openai_server, *[{"status": 429}] * 5)
+    assert len(openai_server.log) == FAST.tries
+
+
+def test_backoff_doubles_is_capped_and_honours_retry_after():
+    policy = RetryPolicy(backoff_s=1.0, max_backoff_s=5.0)
+    assert 0.75 <= policy.wait_s(1) <= 1.0
+    assert 1.5 <= policy.wait_s(2) <= 2.0
+    assert 3.75 <= policy.wait_s(9) <= 5.0
+    assert policy.wait_s(1, retry_after=3.0) == 3.0
+    assert policy.wait_s(1, retry_after=60.0) == 5.0
+
+
+def test_a_rejected_key_stops_with_one_clear_message_and_no_retry(openai_server):
+    openai_server.reset(api_key="sk-right")
+    with pytest.raises(ModelAccessError) as e:
+        ask(openai_server, key="sk-wrong", api_key_env="MY_KEY")
+    assert "rejected the API key in $MY_KEY (HTTP 401: Incorrect API key provided.)" in str(e.value)
+    assert len(openai_server.log) == 1
+
+
+def test_the_right_key_is_sent_as_a_bearer_token(openai_server):
+    openai_server.reset(api_key="sk-right")
+    assert ask(openai_server, {"text": "Hi."}, key="sk-right").text == "Hi."
+
+
+def test_an_unknown_model_stops_with_a_clear_message(openai_server):
+    openai_server.reset(models=["another-model"])
+    with pytest.raises(ModelAccessError, match="has no model 'scripted'"):
+        ask(openai_server)
+
+
+def test_a_request_the_server_refuses_is_not_retried(openai_server):
+    with pytest.raises(ModelRequestError, match=r"HTTP 400\): context length exceeded"):
+        ask(openai_server, {"status": 400, "message": "context length exceeded"})
+    assert len(openai_server.log) == 1
+
+
+def test_an_error_inside_the_stream_is_retried(openai_server):
+    reply = ask(openai_server, {"stream_error": {"message": "overloaded", "type": "server_error"}}, {"text": "Hi."})
+    assert reply.text == "Hi."
+    assert "overloaded" in reply.notes[0]
+
+
+def test_a_missing_key_is_named():
+    config = ModelConfig(name="t", model="t", api_key_env="CALLM_TEST_KEY")
+    with pytest.raises(KeyError, match="CALLM_TEST_KEY"):
+        api_key_for(config, {})
+    assert api_key_for(config, {"CALLM_TEST_KEY": " sk-1 "}) == "sk-1"
+    assert api_key_for(ModelConfig(name="t", model="t", api_key_env=None), {}) is None
+
+
+def test_quirks_are_off_by_default(openai_server):
+    reply = ask(openai_server, {"text": 'Let me check. [verify_owner(full_name="Dana")]'})
+    assert reply.tool_calls == [] and reply.text.endswith('[verify_owner(full_name="Dana")]')
+    assert Quirks() == Quirks(False, False, False, 0)
+    assert json.loads(json.dumps(openai_server.requests[0]))["messages"][1]["role"] == "assistant"
