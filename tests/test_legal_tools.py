@@ -336,3 +336,11 @@ def test_escalation_is_recorded(call):
     call.ok("lookup_caller", **CLARA)
     call.ok("escalate_to_human", reason="complaint", summary="unhappy with a past call")
     assert [(e["caller_id"], e["reason"]) for e in call.state()["escalations"]] == [("c_new", "complaint")]
+
+
+def test_a_conflict_found_in_a_call_stays_for_the_rest_of_it(call):
+    call.ok("lookup_caller", **CLARA)
+    assert call.ok("check_conflict", opposing_party="Marlow Freight Lines")["status"] == "conflict"
+    assert call.ok("check_conflict", opposing_party="Harborline Industries")["status"] == "clear"
+    assert call.tool("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05",
+                     summary="x")["error_code"] == "conflict_not_clear"

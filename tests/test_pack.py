@@ -384,3 +384,16 @@ def test_validation_errors_reports_a_missing_required_argument(vet_pack):
 def test_a_wrongly_shaped_pack_file_is_named_by_file_and_json_path(pack_dir, file, change, expected):
     edit_json(pack_dir / file, change)
     assert broken(pack_dir).problems == [expected]
+
+
+def test_prompt_placeholders_are_filled_from_the_pack_clock(pack_dir):
+    (pack_dir / "prompts" / "records.md").write_text("Today is {{today}}, {{time}}. {{ calendar }}")
+    prompt = load_pack(pack_dir).agents["records"].prompt
+    assert prompt == ("Today is Tuesday, May 12, 2026, 9:00 AM. Mondays: April 13, April 20, April 27, May 4, "
+                      "May 11 (this week), May 18, May 25.")
+
+
+def test_an_unknown_prompt_placeholder_is_a_pack_problem(pack_dir):
+    (pack_dir / "prompts" / "records.md").write_text("Hello {{caller_name}}")
+    assert broken(pack_dir).problems == [
+        "agent 'records': prompt uses unknown placeholder {{caller_name}} (known: today, time, calendar)"]

@@ -212,7 +212,10 @@ def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
     hit = any(_party_key(r["party"]) == key for r in ctx.db.execute("SELECT party FROM conflict_index"))
     status = "conflict" if hit else "clear"
     party = " ".join(opposing_party.split())
-    ctx.session["conflict"] = {"status": status, "opposing_party": party}
+    # A conflict found in a call stays for the rest of the call: checking another name afterwards
+    # does not open the way to an intake.
+    if ctx.session.get("conflict", {}).get("status") != "conflict":
+        ctx.session["conflict"] = {"status": status, "opposing_party": party}
     return {"status": status, "opposing_party": party, "may_proceed": not hit, "disclosure": CONFLICT_DISCLOSURE}
 
 
