@@ -242,6 +242,38 @@ class Turn:
     def apply_one(self, kind: str) -> dict[str, Any] | None:
         return getattr(self, "_" + kind)()
 
+    def can_apply(self, kind: str) -> bool:
+        """Could `kind` apply to this untouched turn? (A quick test of the same conditions the error
+        checks; whether a word has a sound-alike in the dictionary is not looked up.)"""
+        ws = self.words()
+        nums = [self.toks[i] for i in ws if self.toks[i].cat == "num"]
+        plain = lambda i: self.toks[i].cat == "word" and not self.toks[i].name  # noqa: E731
+        if kind == "digits_dropped":
+            return any(t.num.form in DIGIT_FORMS and len(self._editable(t)) >= 2 for t in nums)
+        if kind == "digits_added":
+            return any(t.num.form in DIGIT_FORMS for t in nums)
+        if kind == "number_as_words":
+            return bool(nums)
+        if kind == "misheard_name":
+            return any(self.toks[i].name for i in ws)
+        if kind == "misheard_word":
+            return any(plain(i) for i in ws)
+        if kind == "misheard_phrase":
+            return any(plain(a) and plain(b) and self.toks[a + 1].text == " " and b == a + 2
+                       for a, b in zip(ws, ws[1:]))
+        if kind == "clipped_start":
+            return len(ws) >= 3 and plain(ws[0])
+        if kind == "clipped_end":
+            return len(ws) >= 3 and plain(ws[-1])
+        if kind == "split":
+            return len(ws) >= 4
+        if kind == "no_final_period":
+            last = self.toks[-1] if self.toks else None
+            return bool(last) and last.cat == "sep" and last.text.rstrip()[-1:] in (".", "?", "!")
+        if kind == "lowercase":
+            return self.text != self.text.lower()
+        raise ValueError(kind)
+
     # -- clipped turns --------------------------------------------------------------------------
 
     def _clip_count(self) -> int:

@@ -43,8 +43,7 @@ NUMERIC_WORDS = NUMBER_VOCAB | MONTHS | {"a", "and", "dollars", "dollar", "cents
 _STARTERS = set(DIGIT_WORDS) | set(TEENS) | set(TENS) | set(ORDINALS) | {"a"}
 _CARDINAL_PARTS = set(DIGIT_WORDS) | set(TEENS) | set(TENS) | set(SCALES) | {"and", "a"}
 
-_ANY_NUMBER = re.compile(r"\d|\b(?:" + "|".join(sorted(_STARTERS - {"a"}, key=len, reverse=True)) + r"|a hundred|a thousand)\b",
-                         re.IGNORECASE)
+_LETTERS = re.compile(r"[a-z]+")
 
 ONES_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
               "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
@@ -159,11 +158,17 @@ def find_numbers(text: str) -> list[Num]:
 
 @lru_cache(maxsize=8192)
 def _find_numbers(text: str) -> tuple[Num, ...]:
-    if not _ANY_NUMBER.search(text):
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer: keep offsets aligned
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    has_digit = any(c.isdigit() for c in text)
+    if not has_digit and _STARTERS.isdisjoint(_LETTERS.findall(lowered)):
         return ()
-    found = [_digit_form(m) for m in _DIGIT_FORM.finditer(text)]
-    taken = [(n.start, n.end) for n in found]
-    words = [w for w in _words(text) if not any(a <= w[0] < b for a, b in taken)]
+    found = [_digit_form(m) for m in _DIGIT_FORM.finditer(text)] if has_digit else []
+    words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(lowered)]
+    if found:
+        taken = [(n.start, n.end) for n in found]
+        words = [w for w in words if not any(a <= w[0] < b for a, b in taken)]
     toks = [w[2] for w in words]
     i = 0
     while i < len(words):

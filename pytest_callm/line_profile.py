@@ -271,8 +271,9 @@ def format_rates(rates: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------------------------
 # the default profile
 
-def _propensities(kind: str) -> dict[str, float]:
-    """Relative error propensities of a kind, before scaling (see `build_default_profile`)."""
+def _propensities(kind: str, applicable: dict[str, float] | None = None) -> dict[str, float]:
+    """Relative error propensities of a kind, before scaling (see `build_default_profile`), each
+    times the share of the kind's turns it can apply to, when known."""
     k = parse_kind(kind)
     wb = [label for _, _, label in WORD_BANDS].index(k["words"])
     nb = [label for _, _, label in NUM_BANDS].index(k["num"])
@@ -291,7 +292,24 @@ def _propensities(kind: str) -> dict[str, float]:
         "digits_added": (0.0, 0.1, 0.3, 0.55, 0.9)[nb],
         "number_as_words": (0.0, 0.25, 0.35, 0.4, 0.45)[nb],
     }
+    if applicable is not None:
+        out = {t: v * applicable.get(t, 0.0) for t, v in out.items()}
     return {t: v for t, v in out.items() if v > 0}
+
+
+def _applicability(turns: list[tuple[str, str]]) -> dict[str, dict[str, float]]:
+    """Per kind, the share of `turns` each error type can apply to."""
+    from .line_errors import Stream, Turn
+
+    seen: dict[str, Counter] = defaultdict(Counter)
+    total: Counter = Counter()
+    for said, caller in turns:
+        names = name_parts(caller)
+        kind = turn_kind(said, names)
+        turn = Turn.from_said(said, set(names), {}, Stream("applicability"))
+        total[kind] += 1
+        seen[kind].update(t for t in ERROR_TYPES if turn.can_apply(t))
+    return {kind: {t: seen[kind][t] / n for t in ERROR_TYPES} for kind, n in total.items()}
 
 
 def _set_probabilities(lam: dict[str, float], n: int) -> dict[tuple[str, ...], float]:
@@ -338,13 +356,16 @@ def _bisect(fn, lo: float, hi: float, target: float) -> float:
     return (lo + hi) / 2
 
 
-def build_default_profile(turns: int = 100_000, seed: str = "callm-line-mix/default") -> dict[str, Any]:
+def build_default_profile(turns: int = 100_000, seed: str = "callm-line-mix/default",
+                          applicability_turns: int = 30_000) -> dict[str, Any]:
     """The shipped profile: per-kind error sets from a propensity model, scaled so that on the
     synthetic mix of `line_mix` the totals are the paper's 76.6 / 18.5 / 4.9 per 100 turns."""
     from .line_mix import synthetic_turns
 
-    mix = Counter(turn_kind(said, name_parts(name)) for said, name in synthetic_turns(turns, seed))
-    lams = {kind: _propensities(kind) for kind in mix}
+    sample = synthetic_turns(turns, seed)
+    mix = Counter(turn_kind(said, name_parts(name)) for said, name in sample)
+    applicable = _applicability(sample[:applicability_turns])
+    lams = {kind: _propensities(kind, applicable.get(kind)) for kind in mix}
     n = sum(mix.values())
 
     def share_none(s: float) -> float:
@@ -360,7 +381,7 @@ def build_default_profile(turns: int = 100_000, seed: str = "callm-line-mix/defa
     every_kind = [f"name={name} num={num} words={words}" for name in (0, 1) for _, _, num in NUM_BANDS
                   for _, _, words in WORD_BANDS]
     for kind in sorted(every_kind):
-        _, _, sets = _kind_sets(lams.get(kind) or _propensities(kind), s, c)
+        _, _, sets = _kind_sets(lams.get(kind) or _propensities(kind), s, c)  # unseen kinds: no shares
         rows = [[list(key), round(p, 7)] for key, p in sorted(sets.items(), key=lambda kv: (len(kv[0]), kv[0]))
                 if p >= 5e-7]
         kinds[kind] = {"turns": mix[kind], "sets": rows}
@@ -374,12 +395,15 @@ def build_default_profile(turns: int = 100_000, seed: str = "callm-line-mix/defa
             "how": ("Not fitted on real calls. Per kind, each error type gets a relative propensity "
                     "(more words: more misheard words, clipping and splitting; longer numbers: more lost and "
                     "added digits; a turn with the caller's name: misheard names; every turn: a missing "
-                    "final period or lowercase). P(any error) = 1 - exp(-s * sum of propensities); "
-                    "P(two or more | any) = c*L/(1 + c*L) with L that sum, split 80/20 between two and three "
-                    "errors; types within a set are drawn without replacement in proportion to their "
-                    "propensities. s and c were solved so that on the synthetic caller-turn mix "
-                    "(pytest_callm.line_mix, seed below) the totals per 100 turns are the paper's "
-                    "76.6 none / 18.5 one / 4.9 two or more. 'turns' per kind are that mix's counts (0 for kinds it never produced)."),
+                    "final period or lowercase), times the share of the kind's turns in the mix it can "
+                    "apply to (a turn ending in a number cannot lose its last word). P(any error) = "
+                    "1 - exp(-s * L) with L the sum of the propensities; P(two or more | any) = "
+                    "c*L/(1 + c*L), split 80/20 between two and three errors; the types of a set are drawn "
+                    "without replacement in proportion to their propensities. s and c were solved so that "
+                    "on the synthetic caller-turn mix (pytest_callm.line_mix, seed below) the totals per "
+                    "100 turns are the paper's 76.6 none / 18.5 one / 4.9 two or more. 'turns' per kind "
+                    "are that mix's counts (0 for kinds it never produced; their sets use the propensities "
+                    "without shares). type_rates are the per-type rates this implies on the mix."),
             "mix_turns": turns, "mix_seed": seed, "scale_s": round(s, 6), "clustering_c": round(c, 6),
             "propensities": "see _propensities in pytest_callm/line_profile.py",
         },
