@@ -40,8 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     rates = realized_rates(errors, load_profile(args.profile))
     print(format_rates(rates))
     p = rates["totals"]["none"]["target"] / 100
+    se = 100 * math.sqrt(p * (1 - p) / len(turns))
     print(f"\n{len(turns)} turns in {elapsed:.1f} s ({1e6 * elapsed / len(turns):.0f} us a turn); "
-          f"one standard error of 'no error' with independent draws: {100 * math.sqrt(p * (1 - p) / len(turns)):.2f} points")
+          f"one standard error of 'no error' with independent draws: {se:.2f} points")
     worst = max(abs(r["realized"] - r["target"]) for r in rates["totals"].values())
     worst_type = max(abs(r["realized"] - r["target"]) for r in rates["types"].values() if r["target"] is not None)
     print(f"largest gap on the totals: {worst:.2f} points; on a single error type: {worst_type:.2f} points")

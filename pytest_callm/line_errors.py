@@ -165,15 +165,12 @@ class Turn:
                   words: bool = True) -> Turn:
         """The clean transcript of `said`. With `words=False` the text between numbers is not cut
         into words (enough when no error will be applied)."""
-        if not words:
-            _plain = _plain_block  # noqa: F811 - a cheaper tokenizer for turns without errors
-        else:
-            _plain = _plain_words
+        cut = _plain_words if words else _plain_block  # no words needed when no error will apply
         toks: list[Tok] = []
         styles: list[dict[str, Any]] = []
         pos = 0
         for num in find_numbers(said):
-            _plain(said[pos:num.start], name_parts, toks)
+            cut(said[pos:num.start], name_parts, toks)
             groups = phone_groups(num.digits) if num.form == "sequence" else None
             if groups is None and num.form == "sequence" and len(num.groups) > 1 and not num.spoken:
                 groups = list(num.groups)
@@ -182,7 +179,7 @@ class Turn:
                 styles.append({"type": STYLE_TYPE, "style": True, "before": num.text, "after": written})
             toks.append(Tok(written, "num", num=num, digits=num.digits, groups=groups))
             pos = num.end
-        _plain(said[pos:], name_parts, toks)
+        cut(said[pos:], name_parts, toks)
         return cls(toks, habits, rng, errors=styles)
 
     @property
@@ -423,7 +420,7 @@ class Turn:
         return [i for i, t in enumerate(self.toks)
                 if t.cat == "word" and not t.reserved and t.name == names and _WORDLIKE.fullmatch(t.text)]
 
-    def _replace_word(self, kind: str, index: int, context_extra: dict | None = None) -> dict[str, Any] | None:
+    def _replace_word(self, kind: str, index: int) -> dict[str, Any] | None:
         tok = self.toks[index]
         alike = sounds().sound_alike(tok.text, self.rng.below)
         if alike is None:

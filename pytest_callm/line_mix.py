@@ -143,7 +143,8 @@ def _detail_turn(rng: random.Random) -> str:
         return rng.choice([f"I was charged {_money(rng)} twice.", f"The bill says {_money(rng)}.",
                            f"Why is it {_money(rng)} now?", f"I paid {_money(rng)} last month."])
     return rng.choice([f"My member ID is {_ident(rng)}.", f"The order number is {_ident(rng)}.",
-                       f"The case number is {_ident(rng)}.", f"The zip code is {_spoken_digits(str(rng.randint(10000, 99999)), rng)}."])
+                       f"The case number is {_ident(rng)}.",
+                       f"The zip code is {_spoken_digits(str(rng.randint(10000, 99999)), rng)}."])
 
 
 def _long_turn(rng: random.Random, first: str, last: str) -> str:

@@ -232,7 +232,8 @@ def _spoken_at(text: str, words, toks, i: int) -> tuple[Num, int] | None:
             m = MERIDIEM.match(text, words[i + 1][1])
             return make(2, f"{hour}00", "time", end=m.end() if m else None)
         minute, k = None, 0
-        if nxt in ("oh", "o") and i + 2 < len(toks) and toks[i + 2] in DIGIT_WORDS and _linked(text, words, i + 1, 2):
+        if nxt in ("oh", "o") and i + 2 < len(toks) and toks[i + 2] in DIGIT_WORDS \
+                and _linked(text, words, i + 1, 2):
             minute, k = DIGIT_WORDS[toks[i + 2]], 3
         elif nxt in TENS and TENS[nxt] <= 50:
             minute, k = TENS[nxt], 2
@@ -258,7 +259,8 @@ def _spoken_at(text: str, words, toks, i: int) -> tuple[Num, int] | None:
                 tail, k = tail + DIGIT_WORDS[toks[i + 2]], 3
         elif nxt in TEENS:
             tail, k = TEENS[nxt], 2
-        elif nxt in ("oh", "o") and i + 2 < len(toks) and toks[i + 2] in DIGIT_WORDS and _linked(text, words, i + 1, 2):
+        elif nxt in ("oh", "o") and i + 2 < len(toks) and toks[i + 2] in DIGIT_WORDS \
+                and _linked(text, words, i + 1, 2):
             tail, k = DIGIT_WORDS[toks[i + 2]], 3
         if tail is not None:
             return make(k, f"{head}{tail:02d}", "year")

@@ -132,7 +132,7 @@ class Profile:
                     turns += entry["turns"]
                     for errors, weight in entry["sets"]:
                         merged[tuple(sorted(errors))] += max(entry["turns"], 1e-9) * weight / total
-            if turns < max(self.min_turns, 1e-9):
+            if turns < max(self.min_turns, 1e-9) and keep:  # the last level takes what there is
                 merged.clear()
         cumulative, running = [], 0.0
         total = sum(merged.values())
@@ -241,7 +241,7 @@ def realized_rates(turn_errors: list[list[dict[str, Any]]], profile: Profile | s
         profile = load_profile(profile)
     counts, by_type = [], Counter()
     for errors in turn_errors:
-        real = [e for e in errors if not e.get("style")]
+        real = [e for e in errors or () if not e.get("style")]
         counts.append(len(real))
         by_type.update(e.get("type") for e in real)
     turns = len(turn_errors)
@@ -490,6 +490,10 @@ def classify_pair(scripted: str, transcript: str | list[str], names: frozenset[s
     return sorted(errors), swaps
 
 
+def _by_size(item):
+    return len(item[0]), item[0]
+
+
 def fit_profile(pairs, *, source: str = "<pairs>") -> dict[str, Any]:
     """A profile from (scripted, transcript, caller_name or None) triples."""
     kinds: dict[str, Counter] = defaultdict(Counter)
@@ -529,7 +533,7 @@ def fit_profile(pairs, *, source: str = "<pairs>") -> dict[str, Any]:
         "type_rates": {t: round(r, 3) for t, r in rates["types"].items()},
         "style": style,
         "kinds": {kind: {"turns": sum(c.values()),
-                         "sets": [[list(key), cnt] for key, cnt in sorted(c.items(), key=lambda kv: (len(kv[0]), kv[0]))]}
+                         "sets": [[list(key), cnt] for key, cnt in sorted(c.items(), key=_by_size)]}
                   for kind, c in sorted(kinds.items())},
     }
 
@@ -553,9 +557,10 @@ def read_pairs(path: str | Path):
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ProfileError(f"{path}:{number}: not JSON: {exc}") from None
+            transcript = row.get("transcript") if isinstance(row, dict) else None
+            pieces_ok = isinstance(transcript, list) and all(isinstance(p, str) for p in transcript)
             if not isinstance(row, dict) or not isinstance(row.get("scripted"), str) or not (
-                    isinstance(row.get("transcript"), str)
-                    or (isinstance(row.get("transcript"), list) and all(isinstance(p, str) for p in row["transcript"]))):
+                    isinstance(transcript, str) or pieces_ok):
                 raise ProfileError(f"{path}:{number}: want {{\"scripted\": str, \"transcript\": str or [str]}}")
             yield row["scripted"], row["transcript"], row.get("caller_name")
 

@@ -42,8 +42,9 @@ def run_20k():
     out = []
     lines: dict[tuple, PhoneLine] = {}
     for task, attempt, turn, said, caller in simulated_calls(20_000, "tests/line-mix"):
-        line = lines.get((task, attempt)) or lines.setdefault((task, attempt), make_line("default", task, attempt, caller))
-        out.append((said, caller, line.transmit(said, turn)))
+        if (task, attempt) not in lines:
+            lines[task, attempt] = make_line("default", task, attempt, caller)
+        out.append((said, caller, lines[task, attempt].transmit(said, turn)))
     return out
 
 
@@ -457,3 +458,15 @@ def test_a_call_through_the_phone_line_records_said_heard_and_errors(vet_pack, t
     assert turn.said == "I would like to book a visit for my dog Biscuit."
     assert len(turn.heard) == 2 and " ".join(turn.heard) == turn.said.lower()
     assert sorted(e["type"] for e in turn.line_errors) == ["lowercase", "split"]
+
+
+def test_a_thin_kind_borrows_from_coarser_kinds():
+    profile = Profile({"format": "callm-line-profile/1", "kinds": {
+        "name=0 num=0 words=4-9": {"turns": 5, "sets": [[["lowercase"], 5]]},
+        "name=1 num=0 words=4-9": {"turns": 100, "sets": [[[], 100]]},
+        "name=0 num=8+ words=4-9": {"turns": 3, "sets": [[["digits_dropped"], 3]]}}})
+    # 5 turns is thin: the kind borrows from name=0 num=0 (same 5), then num=0 (105 turns, mostly clean)
+    assert profile.draw("name=0 num=0 words=4-9", 0.5) == []
+    assert profile.draw("name=0 num=0 words=4-9", 0.99) == ["lowercase"]
+    # nothing else has num=8+ with 20 turns: everything together, with whatever there is
+    assert profile.draw("name=1 num=8+ words=20+", 0.999) in (["digits_dropped"], ["lowercase"])
