@@ -31,7 +31,8 @@ import openai
 
 from . import quirks
 from .latency import RequestSampler
-from .model import ModelReply, ModelRequest, ToolCall, Usage
+from .model import (ModelAccessError, ModelCallError, ModelInfrastructureError, ModelReply,  # noqa: F401
+                    ModelRequest, ModelRequestError, ToolCall, Usage)
 from .modelconfig import ModelConfig
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -45,22 +46,6 @@ async def _mark_sent(_request) -> None:
     holder = _sent_at.get()
     if holder is not None:
         holder.append(time.perf_counter())
-
-
-class ModelInfrastructureError(Exception):
-    """The model could not be reached or could not answer: never scored as the model's failure."""
-
-
-class ModelCallError(ModelInfrastructureError):
-    """Transient failures (rate limits, 5xx, timeouts, dropped streams) outlasted every retry."""
-
-
-class ModelRequestError(ModelInfrastructureError):
-    """The server refused the request itself (HTTP 400 or 422, not a rejected tool call)."""
-
-
-class ModelAccessError(Exception):
-    """The server will not serve this key or this model (401, 403, 404): the run cannot go on."""
 
 
 class StreamDropped(Exception):

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from .model import ModelAccessError
 from .oracle import AnswerKeyError
 from .pack import Pack, PackError
+from .runtime import CallerUnavailable, InfrastructureError
 from .task import Task, TaskError, load_task
 from .tools_client import ToolServerError
 
@@ -51,6 +53,7 @@ class TaskItem(pytest.Function):
         self.task, self.pack, self.attempt = task, pack, attempt
         self.verdict = None
         self.trajectory = None
+        self.usage = None  # timing, tokens and cost of the call (models other than the oracle)
         # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
         for marker in (pytest.mark.industry(name=task.industry),
                        pytest.mark.category(slug=task.category_slug, name=task.category),
@@ -62,7 +65,8 @@ class TaskItem(pytest.Function):
         return self.path, 0, f"{self.task.industry}/{self.task.task_id} attempt {self.attempt}"
 
     def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError)):
+        if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError, InfrastructureError,
+                                      CallerUnavailable)):
             kind = type(excinfo.value).__name__
             return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
         return super().repr_failure(excinfo, style=style)
@@ -71,9 +75,11 @@ class TaskItem(pytest.Function):
         """The JSON-safe record of this attempt that travels to the xdist controller."""
         base = {"task_id": self.task.task_id, "industry": self.task.industry, "category": self.task.category_slug,
                 "difficulty": self.task.difficulty, "attempt": self.attempt}
+        if self.usage is not None:
+            base["usage"] = {**self.usage, "reruns": self.trajectory.reruns}
         if when == "call" and self.verdict is not None:
             return {**base, "passed": self.verdict.passed, "gates": self.verdict.gates}
-        if excinfo is None or when == "teardown":
+        if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
             return None
         error = excinfo.value
         kind = "answer_key" if isinstance(error, AnswerKeyError) else "infrastructure"
@@ -84,6 +90,13 @@ class TaskItem(pytest.Function):
 def run_attempt(callm_runtime, request) -> None:
     """The body of every task item: run the call, verify it, fail with the verdict."""
     item: TaskItem = request.node
-    item.trajectory, item.verdict = callm_runtime.run_attempt(item.task, item.pack, item.attempt)
+    try:
+        item.trajectory, item.verdict = callm_runtime.run_attempt(item.task, item.pack, item.attempt)
+    except ModelAccessError as e:
+        # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
+        # this one message, and leave this attempt unplayed rather than failed.
+        request.session.shouldstop = f"callm stopped the run: {e}"
+        pytest.skip("not played: the model server refused the run (see the message at the end)")
+    item.usage = callm_runtime.usage(item.trajectory)
     if not item.verdict.passed:
         raise CallFailed(item.verdict.explain())

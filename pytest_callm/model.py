@@ -56,6 +56,22 @@ class ModelReply:
     notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
 
 
+class ModelInfrastructureError(Exception):
+    """The model could not be reached or could not answer: never scored as the model's failure."""
+
+
+class ModelCallError(ModelInfrastructureError):
+    """Transient failures (rate limits, 5xx, timeouts, dropped streams) outlasted every retry."""
+
+
+class ModelRequestError(ModelInfrastructureError):
+    """The server refused the request itself (HTTP 400 or 422, not a rejected tool call)."""
+
+
+class ModelAccessError(Exception):
+    """The server will not serve this key or this model (401, 403, 404): the run cannot go on."""
+
+
 class Model(Protocol):
     name: str
 

@@ -1,11 +1,14 @@
 """pytest entry point (`pytest11: callm`): options, collection, the runtime fixture, the summary.
 
-Only hooks and wiring live here; the work is in `collect`, `runtime`, `verify`, `metrics` and
-`summary`.
+Only hooks and wiring live here; the work is in `collect`, `runtime`, `verify`, `metrics`,
+`summary`, and for models other than the oracle `modelconfig`, `client`, `serve`, `latency` and
+`cost`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +17,15 @@ from typing import Any
 import pytest
 
 from .collect import TaskFile, TaskItem, is_task_file
+from .cost import usage_by_industry
+from .latency import LatencyReport, pool_samples, replay
 from .metrics import summarize
+from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
-from .runtime import ModelUnavailable, Runtime, check_model_name
+from .runtime import CallerUnavailable, Runtime, caller_missing_message
+from .serve import ModelServer, ServeError
 from .tools_client import ToolServerError, check_tool_server
-from .summary import render
+from .summary import render, render_usage
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [
@@ -26,7 +33,20 @@ OPTIONS = [
     ("attempts", int, 5, "attempts per task (default 5)"),
     ("k", int, None, "k of pass^k (default: the number of attempts)"),
     ("tool-server", str, None, "URL of a running tool server to use instead of starting one per worker"),
+    ("base-url", str, None, "base URL of the model's OpenAI-compatible API (overrides the model config's)"),
+    ("api-key-env", str, None, "environment variable holding the model's API key (overrides the config's; "
+                               "`none` for a server without keys)"),
+    ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
+    ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
+    ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
 ]
+# name, help: each becomes the flag --callm-<name> with a boolean ini twin callm_<name>.
+FLAGS = [
+    ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
+    ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
+]
+SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
+LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,10 +55,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest = "callm_" + name.replace("-", "_")
         group.addoption(f"--callm-{name}", dest=dest, default=None, help=help_)
         parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", default=None)
+    for name, help_ in FLAGS:
+        dest = "callm_" + name
+        group.addoption(f"--callm-{name}", dest=dest, action="store_true", default=None, help=help_)
+        parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", type="bool", default=False)
+    group.addoption("--callm-model-configs", dest="callm_model_configs", action="append", default=[],
+                    help="folder holding model configs NAME.toml (repeatable); searched before the bundled ones")
+    parser.addini("callm_model_configs", "folders holding model configs", type="paths", default=[])
     group.addoption("--callm-industries", dest="callm_industries", action="append", default=[],
                     help="extra folder holding industry packs (repeatable); `industries/` at the rootdir "
                          "is always searched")
     parser.addini("callm_industries", "extra folders holding industry packs", type="paths", default=[])
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hooks
+
+    pluginmanager.add_hookspecs(hooks)
 
 
 @dataclass
@@ -48,6 +81,14 @@ class Settings:
     k: int
     tool_server: str | None
     industries: list[Path]
+    base_url: str | None = None
+    api_key_env: str | None = None
+    model_configs: tuple[Path, ...] = ()
+    serve: bool = False
+    latency: bool = False
+    latency_sample: int = 30
+    retry_backoff_s: float = 1.0
+    request_timeout_s: float = 60.0
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -68,14 +109,28 @@ class Settings:
                 raise pytest.UsageError(f"--callm-{name} must be at least 1, got {number}")
             return number
 
+        def number(name: str, default: float) -> float:
+            raw = value(name)
+            try:
+                number = default if raw in (None, "") else float(raw)
+            except ValueError:
+                raise pytest.UsageError(f"--callm-{name} must be a number, got {raw!r}") from None
+            if number < 0:
+                raise pytest.UsageError(f"--callm-{name} must not be negative, got {raw}")
+            return number
+
         attempts = integer("attempts", 5)
         k = integer("k", attempts)
         if k > attempts:
             raise pytest.UsageError(f"--callm-k={k} is larger than --callm-attempts={attempts}")
         dirs = [config.rootpath / "industries", *map(Path, config.getini("callm_industries")),
                 *(Path(p).resolve() for p in config.getoption("callm_industries"))]
+        model_configs = (*map(Path, config.getini("callm_model_configs")),
+                         *(Path(p).resolve() for p in config.getoption("callm_model_configs")))
         return cls(value("model") or None, attempts, k, value("tool-server") or None,
-                   [d for d in dirs if d.is_dir()])
+                   [d for d in dirs if d.is_dir()], value("base-url") or None, value("api-key-env"),
+                   model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
+                   number("retry-backoff", 1.0), number("request-timeout", 60.0))
 
 
 class CallmState:
@@ -84,11 +139,19 @@ class CallmState:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.settings = Settings.from_config(config)
-        if self.settings.model:
+        self.model_config: ModelConfig | None = None  # None for the oracle
+        if self.settings.model and self.settings.model != ORACLE:
             try:
-                check_model_name(self.settings.model)
-            except ModelUnavailable as e:
-                raise pytest.UsageError(str(e)) from None
+                self.model_config = resolve(self.settings.model, list(self.settings.model_configs)).with_overrides(
+                    self.settings.base_url, self.settings.api_key_env)
+            except ModelConfigError as e:
+                raise pytest.UsageError(f"--callm-model={self.settings.model}: {e}") from None
+            served = getattr(config, "workerinput", {}).get(SERVED_URL)
+            if served:
+                self.model_config = self.model_config.with_overrides(base_url=served)
+        self.server: ModelServer | None = None
+        self.latency_parts: list[dict[str, Any]] = []
+        self.latency_report: LatencyReport | None = None
         try:
             self.packs = PackRegistry(self.settings.industries)
         except PackError as e:
@@ -115,6 +178,100 @@ class CallmState:
                 check_tool_server(self.settings.tool_server)
             except ToolServerError as e:
                 raise pytest.UsageError(f"--callm-tool-server: {e}") from None
+        if self.model_config is not None:
+            if not self.config.hook.pytest_callm_make_caller.get_hookimpls():
+                raise pytest.UsageError(caller_missing_message(self.settings.model))
+            self._api_key()
+
+    def retry_policy(self):
+        from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
+
+        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s)
+
+    def _api_key(self) -> str | None:
+        from .client import api_key_for
+
+        try:
+            return api_key_for(self.model_config, os.environ)
+        except KeyError as e:
+            raise pytest.UsageError(
+                f"--callm-model={self.settings.model} reads its API key from ${e.args[0]}, which is not set. "
+                "Set it, or name another variable with --callm-api-key-env (`none` for a server without keys)."
+            ) from None
+
+    # --- the model's process and the runtime ---------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # On the controller, before xdist starts its workers: one served model for the whole run.
+        if not self.settings.serve or hasattr(self.config, "workerinput") or self.config.option.collectonly:
+            return
+        if self.model_config is None or self.model_config.serve is None:
+            where = self.model_config.source if self.model_config else "the oracle"
+            raise pytest.UsageError(f"--callm-serve: model {self.settings.model} ({where}) names no [serve] command")
+        try:
+            self.server = ModelServer(self.model_config)
+            self.model_config = self.model_config.with_overrides(base_url=self.server.start())
+        except (ServeError, ModelConfigError) as e:
+            raise pytest.UsageError(str(e)) from None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        if self.server is not None:
+            node.workerinput[SERVED_URL] = self.server.base_url
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def make_runtime(self) -> Runtime:
+        hook = self.config.hook
+
+        def caller_factory(task, pack, attempt):
+            caller = hook.pytest_callm_make_caller(config=self.config, task=task, pack=pack, attempt=attempt,
+                                                   model_name=self.settings.model)
+            if caller is None:
+                raise CallerUnavailable(caller_missing_message(self.settings.model))
+            return caller
+
+        api_key = self._api_key() if self.model_config is not None else None
+        return Runtime(self.settings.model, self.packs.loaded(), self.settings.tool_server,
+                       model_config=self.model_config, api_key=api_key,
+                       retry=self.retry_policy() if self.model_config is not None else None,
+                       caller_factory=caller_factory,
+                       latency_sample=self.settings.latency_sample if self.settings.latency else 0)
+
+    def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
+        if sample is None:
+            return
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput[LATENCY_SAMPLE] = sample
+        else:
+            self.latency_parts.append(sample)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        sample = getattr(node, "workeroutput", {}).get(LATENCY_SAMPLE)
+        if sample:
+            self.latency_parts.append(sample)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        # After every worker is done (xdist) or the last item ran: one request at a time, from here.
+        if hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop:
+            return
+        from .client import OpenAIChatModel
+
+        requests = pool_samples(self.latency_parts, self.settings.latency_sample)
+        model = OpenAIChatModel(self.model_config, self._api_key(), self.retry_policy())
+
+        async def measure() -> LatencyReport:
+            try:
+                return await replay(model, requests, sum(p["seen"] for p in self.latency_parts))
+            finally:
+                await model.aclose()
+
+        self.latency_report = asyncio.run(measure())
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
@@ -140,7 +297,8 @@ class CallmState:
                     [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
                      ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
                     + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
-                    + ([("callm_error", payload["error"])] if "error" in payload else []))
+                    + ([("callm_error", payload["error"])] if "error" in payload else [])
+                    + usage_properties(payload.get("usage")))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -153,8 +311,25 @@ class CallmState:
             return
         summary = summarize(self.results, self.settings.k)
         terminalreporter.section("callm")
-        terminalreporter.write(render(summary, self.settings.model or "?", width=shutil.get_terminal_size().columns,
-                                      color=terminalreporter.hasmarkup))
+        width = shutil.get_terminal_size().columns
+        terminalreporter.write(render(summary, self.settings.model or "?", width=width, color=terminalreporter.hasmarkup))
+        groups, total = usage_by_industry(self.results)
+        if groups:
+            terminalreporter.write(render_usage(groups, total, self.settings.model, width=width,
+                                                color=terminalreporter.hasmarkup))
+        if self.latency_report is not None:
+            terminalreporter.write(self.latency_report.describe())
+
+
+USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
+                    "reasoning_tokens", "cost_usd", "spoken_words", "est_duration_s", "reruns")
+
+
+def usage_properties(usage: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """JUnit properties of one attempt's timing, tokens and cost (none for the oracle)."""
+    if not usage:
+        return []
+    return [(f"callm_{key}", usage[key]) for key in USAGE_PROPERTIES if usage.get(key) is not None]
 
 
 def callm_state(config: pytest.Config) -> CallmState:
@@ -174,6 +349,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def callm_runtime(request: pytest.FixtureRequest):
     """One runtime per process (per xdist worker): event loop, tool server, model factory."""
     state = callm_state(request.config)
-    runtime = Runtime(state.settings.model, state.packs.loaded(), state.settings.tool_server)
+    runtime = state.make_runtime()
     yield runtime
-    runtime.close()
+    try:
+        state.keep_latency_sample(runtime.latency_sample())
+    finally:
+        runtime.close()

@@ -3,6 +3,13 @@
 One asyncio loop for the whole session (HTTP clients live in it), the tool server or a client to a
 running one, and the factory that builds the model, caller and line for an attempt. It knows
 nothing of pytest, so a script or an RL environment can drive attempts the same way.
+
+The model is the oracle (`oracle`) or the streaming client of a model config. Any other model
+needs a caller: `caller_factory(task, pack, attempt)` supplies one per attempt (the plugin wires it
+to the `pytest_callm_make_caller` hook). A call that fails on the model's infrastructure (retries
+used up, a refused request) is rerun from the start once; if the rerun fails too, the attempt is an
+`InfrastructureError` and is never scored. A `ModelAccessError` (bad key, unknown model) is not
+rerun: nothing else can succeed either.
 """
 
 from __future__ import annotations
@@ -10,12 +17,17 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .caller import Caller
+from .cost import attempt_usage
 from .engine import CallLimits, run_call
+from .latency import RequestSampler
 from .line import CleanLine, Line
-from .model import Model
+from .model import Model, ModelInfrastructureError
+from .modelconfig import ORACLE, ModelConfig
 from .oracle import OracleModel, ScriptedCaller
 from .pack import Pack
 from .task import Task
@@ -24,18 +36,24 @@ from .toolserver import ToolServer
 from .trajectory import Trajectory
 from .verify import Verdict, verify
 
-BUILTIN_MODELS = ("oracle",)
+if TYPE_CHECKING:  # the client imports the openai SDK, which an oracle run never needs
+    from .client import OpenAIChatModel, RetryPolicy
+
+CallerFactory = Callable[[Task, Pack, int], Caller]
 
 
-class ModelUnavailable(Exception):
+class CallerUnavailable(Exception):
     pass
 
 
-def check_model_name(name: str) -> None:
-    if name not in BUILTIN_MODELS:
-        raise ModelUnavailable(
-            f"--callm-model={name}: this build runs only the built-in model(s) {', '.join(BUILTIN_MODELS)}; "
-            "use --callm-model=oracle to replay every answer key offline")
+class InfrastructureError(Exception):
+    """The attempt could not be played for reasons outside the model's control: never scored."""
+
+
+def caller_missing_message(model_name: str) -> str:
+    return (f"--callm-model={model_name}: the simulated caller is not available in this build yet, so only "
+            "--callm-model=oracle can run calls end to end. (A plugin or conftest.py can supply a caller "
+            "through the pytest_callm_make_caller hook.)")
 
 
 def make_call_id(task_id: str, attempt: int) -> str:
@@ -50,17 +68,24 @@ class Participants:
     line: Line
 
 
-def participants(model_name: str, task: Task, pack: Pack, limits: CallLimits) -> Participants:
-    check_model_name(model_name)
-    model = OracleModel(task, pack, limits.max_requests_per_turn)
-    return Participants(model, ScriptedCaller(model), CleanLine())
-
-
 class Runtime:
     def __init__(self, model_name: str, packs: dict[str, Pack], tool_server_url: str | None = None,
-                 limits: CallLimits = CallLimits()):
+                 limits: CallLimits = CallLimits(), *, model_config: ModelConfig | None = None,
+                 api_key: str | None = None, retry: RetryPolicy | None = None,
+                 caller_factory: CallerFactory | None = None, latency_sample: int = 0, reruns: int = 1):
         self.model_name = model_name
         self.limits = limits
+        self.reruns = reruns
+        self.caller_factory = caller_factory
+        self.model_config = model_config
+        self.client: OpenAIChatModel | None = None
+        if model_name != ORACLE:
+            if model_config is None:
+                raise ValueError(f"model {model_name!r} needs a model config")
+            from .client import OpenAIChatModel, RetryPolicy
+
+            sampler = RequestSampler(latency_sample) if latency_sample else None
+            self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler)
         self._runner = asyncio.Runner()
         self._server = None if tool_server_url else ToolServer(packs).start()
         self.tool_server_url = tool_server_url or self._server.url
@@ -71,24 +96,55 @@ class Runtime:
         await client.health()
         return client
 
+    def participants(self, task: Task, pack: Pack, attempt: int) -> Participants:
+        if self.client is None:
+            model = OracleModel(task, pack, self.limits.max_requests_per_turn)
+            return Participants(model, ScriptedCaller(model), CleanLine())
+        if self.caller_factory is None:
+            raise CallerUnavailable(caller_missing_message(self.model_name))
+        return Participants(self.client, self.caller_factory(task, pack, attempt), CleanLine())
+
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
         return trajectory, verify(task, pack, trajectory)
 
     def play(self, task: Task, pack: Pack, attempt: int) -> Trajectory:
-        who = participants(self.model_name, task, pack, self.limits)
-        trajectory = self._runner.run(run_call(
-            pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
-            call_id=make_call_id(task.task_id, attempt), task_id=task.task_id, attempt=attempt,
-            limits=self.limits))
-        after = getattr(who.model, "after_call", None)
-        if after is not None:
-            after(trajectory.tool_calls)
-        return trajectory
+        failures: list[str] = []
+        for run in range(self.reruns + 1):
+            who = self.participants(task, pack, attempt)
+            try:
+                trajectory = self._runner.run(run_call(
+                    pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
+                    call_id=make_call_id(task.task_id, attempt), task_id=task.task_id, attempt=attempt,
+                    limits=self.limits))
+            except ModelInfrastructureError as e:
+                failures.append(str(e))
+                continue
+            trajectory.reruns = run
+            after = getattr(who.model, "after_call", None)
+            if after is not None:
+                after(trajectory.tool_calls)
+            return trajectory
+        raise InfrastructureError(f"the call failed {len(failures)} times on the model's side, and is not scored:\n"
+                                  + "\n".join(f"  run {i + 1}: {f}" for i, f in enumerate(failures)))
+
+    def usage(self, trajectory: Trajectory) -> dict[str, Any] | None:
+        """Timing, tokens, cost and estimated duration of a call (None for the oracle: nothing to count)."""
+        if self.client is None:
+            return None
+        return attempt_usage(trajectory, self.model_config.prices)
+
+    def latency_sample(self) -> dict[str, Any] | None:
+        """The requests kept for `--callm-latency`, JSON-safe (None when not sampling)."""
+        if self.client is None or self.client.sampler is None:
+            return None
+        return self.client.sampler.to_json()
 
     def close(self) -> None:
         try:
             self._runner.run(self.tools.aclose())
+            if self.client is not None:
+                self._runner.run(self.client.aclose())
         finally:
             self._runner.close()
             if self._server is not None:

@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 from rich.table import Table
 
+from .cost import UsageGroup
 from .metrics import GroupScore, Summary
 
 
@@ -53,4 +54,50 @@ def render(summary: Summary, model: str, width: int = 100, color: bool = False) 
         short = sum(1 for t in summary.tasks.values() if t.n < k)
         console.print(f"{mark} partial run: {short} of {len(summary.tasks)} tasks have fewer than {k} scored "
                       f"attempts, so pass^{k} is not computed for them (run all attempts, or set --callm-k).")
+    return out.getvalue()
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1e6:.2f}M" if n >= 10_000_000 else f"{n:,}"
+
+
+def render_usage(groups: dict[str, UsageGroup], total: UsageGroup | None, model: str | None, width: int = 100,
+                 color: bool = False) -> str:
+    """Latency (as measured during the run), tokens and cost: one column per industry, one row per figure."""
+    columns = list(groups.values()) + ([total] if total is not None and len(groups) > 1 else [])
+    table = Table(expand=False)
+    table.add_column("per industry", justify="left")
+    for g in columns:
+        table.add_column(g.label, justify="right", style="bold" if g is total else None)
+    rows = [
+        ("calls", lambda g: str(g.calls)),
+        ("requests", lambda g: str(g.requests)),
+        ("median TTFT", lambda g: f"{g.ttft_median_ms:.0f} ms" if g.ttft_median_ms is not None else "n/a"),
+        ("input tokens", lambda g: _tokens(g.input_tokens)),
+        ("cached input tokens", lambda g: _tokens(g.cached_input_tokens)),
+        ("output tokens", lambda g: _tokens(g.output_tokens)),
+        ("  of which reasoning", lambda g: _tokens(g.reasoning_tokens)),
+        ("cost", lambda g: _money(g.cost_usd)),
+        ("cost per call", lambda g: _money(g.cost_per_call)),
+        ("estimated hours", lambda g: f"{g.est_hours:.2f}"),
+        ("cost per hour", lambda g: _money(g.cost_per_hour)),
+    ]
+    for label, cell in rows:
+        table.add_row(label, *(cell(g) for g in columns))
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=color, color_system="auto" if color else None)
+    console.print(f"CALLM latency, tokens and cost: model {model}", soft_wrap=True)
+    console.print(table)
+    if total is not None:
+        priced = "the model config's list prices" if total.cost_usd is not None else \
+            "none: the model config has no prices"
+        console.print(f"TTFT: median time to first token during the run, concurrency included (--callm-latency "
+                      f"replays requests one at a time). Cost: {priced}. Hours: estimated at 0.605 s per word "
+                      "spoken by either side.", soft_wrap=True)
     return out.getvalue()

@@ -24,7 +24,7 @@ providers do), and `agent` (an `AnswerKeyAgent`: plays a task's answer key, one 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
 `server.requests`). As a program (for `--callm-serve`):
     python tests/openai_server.py --port P [--model M] [--api-key K] [--delay-ms D]
-                                  [--task PATH --industries DIR] [--startup-s S]
+                                  [--task PATH --industries DIR] [--startup-s S] [--pidfile F]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import sys
 import threading
@@ -308,7 +309,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--industries", type=Path, help="the folder holding the task's pack")
     parser.add_argument("--startup-s", type=float, default=0.0, help="wait this long before listening")
     parser.add_argument("--exit-at-once", action="store_true", help="fail to start (for tests of --callm-serve)")
+    parser.add_argument("--pidfile", type=Path, help="append this process's id to the file on start")
     args = parser.parse_args(argv)
+    if args.pidfile:
+        with args.pidfile.open("a") as f:
+            f.write(f"{os.getpid()}\n")
     if args.exit_at_once:
         print("scripted server: refusing to start", file=sys.stderr, flush=True)
         raise SystemExit(3)

@@ -1,0 +1,307 @@
+"""Runs with a model under test other than the oracle, through the real client, engine, tool server
+and verifier, against the scripted local server playing an agent that follows a task's answer key.
+
+The simulated caller is not built yet: these runs plug in a test caller through the
+`pytest_callm_make_caller` hook that says one fixed line per turn and never hangs up (the agent ends
+the call with end_call).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
+from pytest_callm.caller import CallerTurn
+from pytest_callm.modelconfig import ModelConfig, Prices
+from pytest_callm.runtime import Runtime
+
+TASK = "C2-E2"
+TASK_FILE = EXAMPLE_TASKS / TASK / "task.json"
+SERVER_SCRIPT = Path(__file__).resolve().parent / "openai_server.py"
+CALLER_LINE = "I'd like to book a check-up for my dog Biscuit, please."
+CALLER_CONFTEST = f'''
+from pytest_callm.caller import CallerTurn
+
+
+class FixedLineCaller:
+    async def respond(self, agent_said):
+        return CallerTurn({CALLER_LINE!r})
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return FixedLineCaller()
+'''
+KEY = "CALLM_TEST_MODEL_KEY"
+
+
+class FixedLineCaller:
+    async def respond(self, agent_said: str) -> CallerTurn:
+        return CallerTurn(CALLER_LINE)
+
+
+@pytest.fixture
+def agent_server(openai_server):
+    """The scripted server playing an agent that follows the answer key of C2-E2."""
+    return openai_server.reset(agent=AnswerKeyAgent(TASK_FILE, EXAMPLE_PACK.parent), delay_ms=20)
+
+
+@pytest.fixture
+def model_project(pytester, agent_server, monkeypatch):
+    """A project with the example pack and tasks, a test caller, and a model config `local` with prices."""
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_retry_backoff = 0.001\n")
+    pytester.makeconftest(CALLER_CONFTEST)
+    write_config(pytester, "local", f'''
+model = "scripted"
+base_url = "{agent_server.base_url}"
+api_key_env = "{KEY}"
+
+[prices]
+input = 2.0
+cached_input = 0.5
+output = 8.0
+''')
+    monkeypatch.setenv(KEY, "sk-test")
+    return pytester
+
+
+def write_config(pytester, name: str, text: str) -> None:
+    (pytester.path / "models").mkdir(exist_ok=True)
+    (pytester.path / "models" / f"{name}.toml").write_text(text)
+
+
+def junit_properties(pytester) -> list[dict[str, str]]:
+    cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
+    return [{p.get("name"): p.get("value") for p in case.iter("property")} for case in cases]
+
+
+def output(result) -> str:
+    return result.stdout.str() + result.stderr.str()
+
+
+# --- end to end -----------------------------------------------------------------------------------
+
+def test_an_example_task_passes_end_to_end_through_the_real_client(agent_server, vet_pack, tool_server, load_task):
+    config = ModelConfig(name="local", model="scripted", base_url=agent_server.base_url, api_key_env=None,
+                         prices=Prices(input=2.0, output=8.0, cached_input=0.5))
+    runtime = Runtime("local", {vet_pack.name: vet_pack}, tool_server.url, model_config=config,
+                      caller_factory=lambda task, pack, attempt: FixedLineCaller())
+    try:
+        trajectory, verdict = runtime.run_attempt(load_task(TASK), vet_pack, 1)
+        usage = runtime.usage(trajectory)
+    finally:
+        runtime.close()
+    assert verdict.passed, verdict.explain()
+    assert trajectory.end_reason == "agent_end_call" and trajectory.model == "local"
+    assert [c.name for c in trajectory.tool_calls] == ["transfer_to_appointments", "verify_owner", "find_open_slots",
+                                                      "book_appointment", "end_call"]
+    assert len(trajectory.requests) == 5 == len(agent_server.requests)
+    for r in trajectory.requests:
+        assert r.ttft_ms is not None and r.ttft_ms >= 20
+        assert r.usage is not None and r.usage["input_tokens"] > 0 and r.usage["cached_input_tokens"] > 0
+    assert usage["requests_without_usage"] == 0 and usage["cost_usd"] > 0
+
+
+def test_a_task_passes_through_the_plugin_with_a_configured_model(model_project, agent_server):
+    result = model_project.runpytest("--callm-model=local", "-k", TASK)
+    result.assert_outcomes(passed=5)
+    assert len(agent_server.requests) == 25
+
+
+def test_any_openai_compatible_endpoint_works_without_a_config(model_project, agent_server):
+    result = model_project.runpytest("--callm-model=scripted", f"--callm-base-url={agent_server.base_url}",
+                                     "--callm-api-key-env=none", "-k", f"{TASK} and attempt-1")
+    result.assert_outcomes(passed=1)
+    assert agent_server.requests[0]["model"] == "scripted"
+
+
+def table_row(result, label: str) -> list[str]:
+    line = next(line for line in result.outlines if line[2:].startswith(f"{label} ") and line[0] in "│┃")
+    return [c.strip() for c in line.strip(line[0]).split(line[0])]
+
+
+def test_the_summary_shows_median_ttft_tokens_and_cost_per_industry(model_project):
+    result = model_project.runpytest("--callm-model=local", "-k", TASK)
+    assert "CALLM latency, tokens and cost: model local" in result.stdout.str()
+    assert table_row(result, "per industry") == ["per industry", "vet_clinic"]
+    assert table_row(result, "calls")[1:] == ["5"] and table_row(result, "requests")[1:] == ["25"]
+    ttft = table_row(result, "median TTFT")[1]
+    assert re.fullmatch(r"\d+ ms", ttft) and int(ttft.split()[0]) >= 20
+    for label in ("input tokens", "cached input tokens", "output tokens"):
+        assert re.fullmatch(r"[1-9][\d,]*", table_row(result, label)[1]), label
+    for label in ("cost", "cost per call", "cost per hour"):
+        assert re.fullmatch(r"\$\d[\d,.]*", table_row(result, label)[1]) and table_row(result, label)[1] != "$0.0000"
+    assert "estimated at 0.605 s per word" in result.stdout.str()
+
+
+def test_junit_properties_carry_ttft_tokens_and_cost_per_attempt(model_project):
+    model_project.runpytest("--callm-model=local", "-k", TASK, "--junitxml=out.xml")
+    props = junit_properties(model_project)
+    assert len(props) == 5
+    for p in props:
+        assert p["callm_passed"] == "True" and p["callm_requests"] == "5" and p["callm_reruns"] == "0"
+        assert float(p["callm_ttft_median_ms"]) >= 20
+        tokens = [int(p[f"callm_{k}"]) for k in ("input_tokens", "cached_input_tokens", "output_tokens")]
+        assert all(t > 0 for t in tokens)
+        assert float(p["callm_cost_usd"]) == pytest.approx((tokens[0] * 2.0 + tokens[1] * 0.5 + tokens[2] * 8.0) / 1e6)
+        assert float(p["callm_est_duration_s"]) == pytest.approx(int(p["callm_spoken_words"]) * 0.605)
+
+
+def test_a_model_without_prices_shows_no_cost(model_project):
+    write_config(model_project, "local", (model_project.path / "models" / "local.toml").read_text().split("[prices]")[0])
+    result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1", "--junitxml=out.xml")
+    assert table_row(result, "cost")[1] == "n/a"
+    assert "Cost: none: the model config has no prices" in result.stdout.str()
+    assert "callm_cost_usd" not in junit_properties(model_project)[0]
+
+
+# --- infrastructure errors ------------------------------------------------------------------------
+
+def test_a_call_whose_model_fails_through_every_retry_is_rerun_from_the_start(model_project, agent_server):
+    agent_server.script(*[{"status": 503}] * 5)  # every try of the first request of the first run
+    result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1", "--junitxml=out.xml")
+    result.assert_outcomes(passed=1)
+    assert junit_properties(model_project)[0]["callm_reruns"] == "1"
+
+
+def test_an_attempt_that_fails_its_rerun_too_is_counted_but_never_scored(model_project, agent_server):
+    agent_server.script(*[{"status": 500}] * 10)  # attempt 1: five tries, then five more in the rerun
+    result = model_project.runpytest("--callm-model=local", "-k", TASK)
+    result.assert_outcomes(passed=4, failed=1)
+    text = result.stdout.str()
+    assert "C2-E2 attempt 1: InfrastructureError" in text
+    assert "the call failed 2 times on the model's side, and is not scored" in text
+    assert "attempts not scored (in no denominator): 1 (infrastructure 1)" in text
+    assert re.search(r"vet_clinic\s+│\s+1 │\s+4 │\s+4 │ 100\.0%", text)  # 4 scored attempts, all passed
+
+
+# --- keys and callers -----------------------------------------------------------------------------
+
+def test_a_missing_key_is_a_usage_error_before_any_item_runs(model_project, agent_server, monkeypatch):
+    monkeypatch.delenv(KEY)
+    result = model_project.runpytest("--callm-model=local")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--callm-model=local reads its API key from ${KEY}, which is not set*"])
+    assert agent_server.log == []
+
+
+def test_a_rejected_key_stops_every_worker_at_once_with_one_message(model_project, agent_server, monkeypatch):
+    agent_server.reset(api_key="sk-the-right-one")
+    result = model_project.runpytest_subprocess("--callm-model=local", "-n", "2")
+    text = output(result)
+    message = f"rejected the API key in ${KEY} (HTTP 401: Incorrect API key provided.)"
+    assert text.count(message) == 1, text
+    assert "callm stopped the run: the model server at" in text
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "failed" not in result.outlines[-1] and "error" not in result.outlines[-1]
+    assert len(agent_server.log) <= 4  # the first attempt on each worker, not one per item
+
+
+def test_a_rejected_key_stops_a_serial_run_after_the_first_attempt(model_project, agent_server):
+    agent_server.reset(api_key="sk-the-right-one")
+    result = model_project.runpytest("--callm-model=local")
+    assert output(result).count(f"rejected the API key in ${KEY}") == 1
+    assert result.ret == pytest.ExitCode.INTERRUPTED and len(agent_server.log) == 1
+
+
+def test_a_model_without_a_caller_is_one_usage_error(model_project, agent_server):
+    (model_project.path / "conftest.py").unlink()
+    result = model_project.runpytest("--callm-model=local")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-model=local: the simulated caller is not available in this build yet*"])
+    assert agent_server.log == []
+
+
+# --- latency replay -------------------------------------------------------------------------------
+
+def test_the_latency_replay_samples_the_run_and_replays_one_at_a_time_after_two_warm_ups(model_project, agent_server):
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", TASK, "-n", "2", "--callm-latency",
+                                                "--callm-latency-sample=4")
+    result.assert_outcomes(passed=5)
+    text = result.stdout.str()
+    assert ("latency replay, model local: 4 request(s) sampled from 25, streamed one at a time after 2 warm-up(s)"
+            in text)
+    match = re.search(r"time to first token: median (\d+) ms, p90 (\d+) ms; within the conversational category", text)
+    assert match and 20 <= int(match[1]) <= int(match[2])
+    replayed = agent_server.log[25:]
+    assert len(replayed) == 6
+    for before, after in zip(replayed, replayed[1:]):
+        assert after["start"] >= before["end"]
+    bodies = [r["body"]["messages"] for r in agent_server.log[:25]]
+    assert all(r["body"]["messages"] in bodies for r in replayed)  # requests of the run, replayed as sent
+
+
+def test_the_latency_replay_runs_in_a_serial_run_too(model_project, agent_server):
+    result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1", "--callm-latency",
+                                     "--callm-latency-sample=2")
+    assert "latency replay, model local: 2 request(s) sampled from 5" in result.stdout.str()
+    assert len(agent_server.log) == 5 + 2 + 2
+
+
+# --- --callm-serve --------------------------------------------------------------------------------
+
+def serve_config(pytester, *extra: str, ready_timeout_s: float = 60) -> None:
+    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
+                                        "--task", str(TASK_FILE), "--industries", str(EXAMPLE_PACK.parent),
+                                        "--delay-ms", "5", *extra])
+    write_config(pytester, "served", f'''
+model = "scripted-served"
+api_key_env = ""
+
+[serve]
+command = [{args}]
+ready_timeout_s = {ready_timeout_s}
+''')
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_callm_serve_starts_the_configs_server_once_for_the_run_and_stops_it(model_project, tmp_path):
+    pidfile = tmp_path / "pids"
+    serve_config(model_project, "--pidfile", str(pidfile))
+    result = model_project.runpytest_subprocess("--callm-model=served", "--callm-serve", "-n", "2", "-k", TASK)
+    result.assert_outcomes(passed=5)
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 1  # one server for both workers
+    deadline = time.monotonic() + 5
+    while not gone(pids[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone(pids[0])
+
+
+def test_callm_serve_reports_a_command_that_exits_before_it_is_ready(model_project):
+    serve_config(model_project, "--exit-at-once")
+    result = model_project.runpytest("--callm-model=served", "--callm-serve")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-serve: the server for served (*) exited with code 3 before it was ready*",
+                                 "*| scripted server: refusing to start*"])
+
+
+def test_callm_serve_gives_up_after_its_ready_timeout(model_project):
+    serve_config(model_project, "--startup-s", "30", ready_timeout_s=1)
+    started = time.monotonic()
+    result = model_project.runpytest("--callm-model=served", "--callm-serve")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-serve: the server for served * did not answer /health within 1 s*"])
+    assert time.monotonic() - started < 15
+
+
+def test_callm_serve_needs_a_config_with_a_serve_command(model_project):
+    result = model_project.runpytest("--callm-model=local", "--callm-serve")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert re.search(r"--callm-serve: model local \(.*local\.toml\) names no \[serve\] command", result.stderr.str())
