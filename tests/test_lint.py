@@ -1,0 +1,90 @@
+"""The task linter passes on the shipped tasks and names a value nobody says."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+
+from pytest_callm.cli import default_industries, main
+from pytest_callm.lint import lint
+
+
+def test_every_shipped_task_passes_the_linter():
+    problems, count = lint([REPO / "tasks", EXAMPLE_TASKS], default_industries(REPO))
+    assert count >= 9
+    assert [str(p) for p in problems] == []
+
+
+def copy_project(tmp_path, task_ids):
+    shutil.copytree(EXAMPLE_PACK, tmp_path / "industries" / "vet_clinic")
+    for task_id in task_ids:
+        shutil.copytree(EXAMPLE_TASKS / task_id, tmp_path / "tasks" / "vet_clinic" / task_id)
+    return tmp_path
+
+
+def edit(path, change):
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_a_value_nobody_says_is_named_with_its_json_path(tmp_path, monkeypatch):
+    root = copy_project(tmp_path, ["C2-E2"])
+    monkeypatch.chdir(root)
+    # The key books S-103, a vaccine slot: no earlier call returned it and the caller never says it.
+    edit(root / "tasks/vet_clinic/C2-E2/task.json",
+         lambda d: d["exp_tool_calls"][3]["parameters"].update(slot_id="S-103"))
+    main(["lock", str(root / "tasks")])
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert [str(p) for p in problems] == [
+        f"{root}/tasks/vet_clinic/C2-E2/task.json: $.exp_tool_calls[3].parameters.slot_id: 'S-103' is not said by "
+        "the caller, returned by an earlier expected call, fixed by the appointments prompt, or an enum value"]
+
+
+def test_a_value_returned_by_an_earlier_call_is_obtainable(tmp_path, monkeypatch):
+    root = copy_project(tmp_path, ["C2-E2"])
+    monkeypatch.chdir(root)
+    # S-101 is obtainable only because find_open_slots returned it; without that call it is not.
+    edit(root / "tasks/vet_clinic/C2-E2/task.json", lambda d: d["exp_tool_calls"].pop(2))
+    main(["lock", str(root / "tasks")])
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert len(problems) == 1 and "'S-101' is not said by the caller" in str(problems[0])
+
+
+def test_a_call_nobody_on_the_path_owns_is_reported(tmp_path):
+    root = copy_project(tmp_path, ["C2-E1"])
+    edit(root / "tasks/vet_clinic/C2-E1/task.json", lambda d: d["exp_tool_calls"].append(
+        {"name": "list_appointments", "status": "ok"}))
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert any("list_appointments is not owned by an agent on the expected path" in str(p) for p in problems)
+
+
+def test_an_id_that_contradicts_its_metadata_is_reported(tmp_path):
+    root = copy_project(tmp_path, ["C2-E1"])
+    edit(root / "tasks/vet_clinic/C2-E1/task.json", lambda d: d["metadata"].update(difficulty="hard"))
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert [p.message for p in problems] == ["'hard' does not match the id 'C2-E1'"]
+
+
+def test_suite_composition_and_unique_ids_are_checked_when_the_pack_declares_a_suite(tmp_path):
+    root = copy_project(tmp_path, ["C2-E1", "C2-E2"])
+    edit(root / "industries/vet_clinic/pack.json", lambda d: d.update(
+        suite={"categories": {"C2": "Appointments"}, "per_category": {"easy": 2, "medium": 1}}))
+    shutil.copytree(root / "tasks/vet_clinic/C2-E1", root / "tasks/vet_clinic/copy-of-C2-E1")
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    messages = sorted(p.message for p in problems)
+    assert messages == ["0 medium task(s) in category C2, expected 1", "3 easy task(s) in category C2, expected 2",
+                        "task id C2-E1 is used by 2 files"]
+    problems, _ = lint([root / "tasks"], [root / "industries"], suite=False)
+    assert problems == []
+
+
+def test_the_lint_command_exits_non_zero_on_problems(tmp_path, capsys, monkeypatch):
+    root = copy_project(tmp_path, ["C2-E1"])
+    monkeypatch.chdir(root)
+    assert main(["lint", "tasks"]) == 0
+    edit(root / "tasks/vet_clinic/C2-E1/task.json", lambda d: d["metadata"].update(difficulty="hard"))
+    assert main(["lint", "tasks"]) == 1
+    assert "1 task file(s), 1 problem(s)" in capsys.readouterr().out
