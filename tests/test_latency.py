@@ -56,7 +56,7 @@ def test_replay_streams_two_warm_ups_then_each_sample_one_at_a_time(openai_serve
     assert [r["body"]["messages"][-1] for r in log[2:]] == [REQUEST.messages[-1], *(numbered(i).messages[0] for i in (1, 2))]
     for before, after in zip(log, log[1:]):
         assert after["start"] >= before["end"]  # one at a time
-    assert len(report.ttft_ms) == 3 and all(60 <= t < 120 for t in report.ttft_ms)
+    assert len(report.ttft_ms) == 3 and all(60 <= t < 310 for t in report.ttft_ms)
     assert report.conversational and report.sampled_from == 40
 
 

@@ -110,3 +110,11 @@ def test_tools_in_the_system_prompt_imply_lifting_calls_from_text():
 
 def test_a_config_without_prices_has_no_cost():
     assert parse_config("x", {}, "x").prices is None
+
+
+def test_the_example_model_configs_load():
+    from conftest import REPO
+
+    for path in (REPO / "examples" / "models").glob("*.toml"):
+        config = resolve(path.stem, [path.parent])
+        assert config.source == str(path) and config.model != path.stem
