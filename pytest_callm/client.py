@@ -185,9 +185,7 @@ class OpenAIChatModel:
             try:
                 streamed = await self._stream(body)
                 break
-            except ModelAccessError:
-                raise
-            except Exception as e:
+            except (openai.APIError, StreamDropped) as e:
                 if isinstance(e, openai.APIStatusError) and e.status_code in ACCESS_STATUS:
                     raise ModelAccessError(self._access_problem(e)) from None
                 resends = self.config.quirks.resend_rejected_tool_calls

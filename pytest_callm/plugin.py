@@ -258,7 +258,8 @@ class CallmState:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
-        if hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop:
+        if (hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop
+                or exitstatus == pytest.ExitCode.INTERRUPTED):
             return
         from .client import OpenAIChatModel
 
