@@ -3,6 +3,8 @@
     callm lock [--check] PATHS...     fill or check exp_db_state by replaying answer keys
     callm lint PATHS...               check answer keys and suite composition
     callm serve [--port N]            run a tool server for --callm-tool-server
+    callm fit-line-profile PAIRS.jsonl -o PROFILE.json
+                                      fit a phone-line error profile from real calls
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ def default_industries(root: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["fit-line-profile"]:  # its own parser and help
+        from .line_profile import fit_profile_main
+
+        return fit_profile_main(argv[1:])
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -40,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     p_lint.add_argument("--no-suite", action="store_true",
                         help="skip the suite composition check (when linting part of a suite)")
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
+    sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries

@@ -77,6 +77,10 @@ class TaskItem(pytest.Function):
                 "difficulty": self.task.difficulty, "attempt": self.attempt}
         if self.usage is not None:
             base["usage"] = {**self.usage, "reruns": self.trajectory.reruns}
+            # What the phone line did to each caller turn, for the realized error rates.
+            base["line_turns"] = [[{"type": e.get("type"), **({"style": True} if e.get("style") else {})}
+                                   for e in t.line_errors]
+                                  for t in self.trajectory.transcript if t.role == "caller"]
         if when == "call" and self.verdict is not None:
             return {**base, "passed": self.verdict.passed, "gates": self.verdict.gates}
         if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):

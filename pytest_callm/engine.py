@@ -57,7 +57,9 @@ class Call:
         for exchange in range(1, self.limits.max_exchanges + 1):
             turn = await self.caller.respond(agent_said)
             if turn.text:
-                heard = self.line.transmit(turn.text, caller_turns)
+                atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it
+                heard = await atransmit(turn.text, caller_turns) if atransmit else self.line.transmit(
+                    turn.text, caller_turns)
                 caller_turns += 1
                 self.traj.transcript.append(TranscriptTurn("caller", turn.text, self._ms(), heard=heard.pieces,
                                                            line_errors=heard.errors))

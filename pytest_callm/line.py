@@ -144,11 +144,15 @@ def _run_coroutine(awaitable: Awaitable) -> Any:
     return out.get("value")
 
 
+def is_clean(spec: str | None) -> bool:
+    return (spec or "default").strip().lower() in ("clean", "off", "none")
+
+
 def make_line(spec: str, task_id: str, attempt: int, caller_name: str | None = None, *,
               rewriter: Rewriter | None = None) -> Line:
     """The line for one attempt: `spec` is `clean` (no errors), `default` (the shipped profile) or
     the path of a profile file (`callm fit-line-profile`). Raises `ProfileError` for a bad profile."""
     spec = (spec or "default").strip()
-    if spec.lower() in ("clean", "off", "none"):
+    if is_clean(spec):
         return CleanLine()
     return PhoneLine(load_profile(spec), task_id, attempt, caller_name, rewriter)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,17 @@ import pytest
 from .collect import TaskFile, TaskItem, is_task_file
 from .cost import usage_by_industry
 from .latency import LatencyReport, pool_samples, replay
+from .line import is_clean, make_line
+from .line_profile import ProfileError, format_rates, load_profile, realized_rates
 from .metrics import summarize
 from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
-from .runtime import CallerUnavailable, Runtime, caller_missing_message
+from .runtime import Runtime
 from .serve import ModelServer, ServeError
 from .tools_client import ToolServerError, check_tool_server
 from .summary import render, render_usage
+
+DEFAULT_CALLER_MODEL = "gpt-4.1"  # named in the README; one fixed caller keeps rows comparable
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [
@@ -36,6 +41,14 @@ OPTIONS = [
     ("base-url", str, None, "base URL of the model's OpenAI-compatible API (overrides the model config's)"),
     ("api-key-env", str, None, "environment variable holding the model's API key (overrides the config's; "
                                "`none` for a server without keys)"),
+    ("caller-model", str, DEFAULT_CALLER_MODEL,
+     f"model that plays the caller (default {DEFAULT_CALLER_MODEL}); never the model under test"),
+    ("caller-base-url", str, None, "base URL of the caller model's OpenAI-compatible API"),
+    ("caller-api-key-env", str, None, "environment variable holding the caller model's API key"),
+    ("line", str, "default", "phone line: `default` (the shipped error profile), `clean` (no recognizer "
+                             "errors) or the path of a profile file (`callm fit-line-profile`)"),
+    ("line-model", str, None, "model that writes misheard names, words and phrases (default: the "
+                              "pronouncing dictionary)"),
     ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
     ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
     ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
@@ -89,6 +102,11 @@ class Settings:
     latency_sample: int = 30
     retry_backoff_s: float = 1.0
     request_timeout_s: float = 60.0
+    caller_model: str = DEFAULT_CALLER_MODEL
+    caller_base_url: str | None = None
+    caller_api_key_env: str | None = None
+    line: str = "default"
+    line_model: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -130,7 +148,9 @@ class Settings:
         return cls(value("model") or None, attempts, k, value("tool-server") or None,
                    [d for d in dirs if d.is_dir()], value("base-url") or None, value("api-key-env"),
                    model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
-                   number("retry-backoff", 1.0), number("request-timeout", 60.0))
+                   number("retry-backoff", 1.0), number("request-timeout", 60.0),
+                   value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
+                   value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None)
 
 
 class CallmState:
@@ -149,6 +169,25 @@ class CallmState:
             served = getattr(config, "workerinput", {}).get(SERVED_URL)
             if served:
                 self.model_config = self.model_config.with_overrides(base_url=served)
+        self.caller_config: ModelConfig | None = None
+        self.line_config: ModelConfig | None = None
+        self.same_model_warning: str | None = None
+        if self.model_config is not None:
+            self.caller_config = self._resolve("caller-model", self.settings.caller_model).with_overrides(
+                self.settings.caller_base_url, self.settings.caller_api_key_env)
+            simulated = not config.hook.pytest_callm_make_caller.get_hookimpls()
+            if simulated and (self.caller_config.model, self.caller_config.base_url) == (
+                    self.model_config.model, self.model_config.base_url):
+                self.same_model_warning = (
+                    f"THE CALLER IS THE MODEL UNDER TEST ({self.model_config.model}): a model playing both sides "
+                    "of the call is not a CALLM result; pick another --callm-caller-model")
+                warnings.warn(pytest.PytestWarning(self.same_model_warning))
+            if self.settings.line_model:
+                self.line_config = self._resolve("line-model", self.settings.line_model)
+        try:
+            make_line(self.settings.line, "check", 0)
+        except ProfileError as e:
+            raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
         self.server: ModelServer | None = None
         self.latency_parts: list[dict[str, Any]] = []
         self.latency_report: LatencyReport | None = None
@@ -157,6 +196,12 @@ class CallmState:
         except PackError as e:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
+
+    def _resolve(self, option: str, name: str) -> ModelConfig:
+        try:
+            return resolve(name, list(self.settings.model_configs))
+        except ModelConfigError as e:
+            raise pytest.UsageError(f"--callm-{option}={name}: {e}") from None
 
     # --- collection ---------------------------------------------------------------------------
 
@@ -179,9 +224,11 @@ class CallmState:
             except ToolServerError as e:
                 raise pytest.UsageError(f"--callm-tool-server: {e}") from None
         if self.model_config is not None:
-            if not self.config.hook.pytest_callm_make_caller.get_hookimpls():
-                raise pytest.UsageError(caller_missing_message(self.settings.model))
             self._api_key()
+            if not self.config.hook.pytest_callm_make_caller.get_hookimpls():  # the simulated caller runs
+                self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
+            if self.line_config is not None:
+                self._key_of(self.line_config, "line-model", None)
 
     def retry_policy(self):
         from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
@@ -189,15 +236,18 @@ class CallmState:
         return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s)
 
     def _api_key(self) -> str | None:
+        return self._key_of(self.model_config, "model", "api-key-env")
+
+    def _key_of(self, config: ModelConfig, option: str, key_option: str | None) -> str | None:
         from .client import api_key_for
 
         try:
-            return api_key_for(self.model_config, os.environ)
+            return api_key_for(config, os.environ)
         except KeyError as e:
+            how = f", or name another variable with --callm-{key_option}" if key_option else ""
             raise pytest.UsageError(
-                f"--callm-model={self.settings.model} reads its API key from ${e.args[0]}, which is not set. "
-                "Set it, or name another variable with --callm-api-key-env (`none` for a server without keys)."
-            ) from None
+                f"--callm-{option}={config.name} reads its API key from ${e.args[0]}, which is not set. "
+                f"Set it{how} (`none` for a server without keys).") from None
 
     # --- the model's process and the runtime ---------------------------------------------------
 
@@ -229,17 +279,22 @@ class CallmState:
         hook = self.config.hook
 
         def caller_factory(task, pack, attempt):
-            caller = hook.pytest_callm_make_caller(config=self.config, task=task, pack=pack, attempt=attempt,
-                                                   model_name=self.settings.model)
-            if caller is None:
-                raise CallerUnavailable(caller_missing_message(self.settings.model))
-            return caller
+            # A plugin's or conftest's caller first; None leaves the attempt to the simulated caller.
+            return hook.pytest_callm_make_caller(config=self.config, task=task, pack=pack, attempt=attempt,
+                                                 model_name=self.settings.model)
 
-        api_key = self._api_key() if self.model_config is not None else None
+        real = self.model_config is not None
+        custom_caller = bool(hook.pytest_callm_make_caller.get_hookimpls())
+        caller_key = (self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
+                      if real and not custom_caller else None)
         return Runtime(self.settings.model, self.packs.loaded(), self.settings.tool_server,
-                       model_config=self.model_config, api_key=api_key,
-                       retry=self.retry_policy() if self.model_config is not None else None,
+                       model_config=self.model_config, api_key=self._api_key() if real else None,
+                       retry=self.retry_policy() if real else None,
                        caller_factory=caller_factory,
+                       caller_config=self.caller_config if real else None, caller_api_key=caller_key,
+                       line=self.settings.line,
+                       line_config=self.line_config,
+                       line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
                        latency_sample=self.settings.latency_sample if self.settings.latency else 0)
 
     def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
@@ -318,8 +373,14 @@ class CallmState:
         if groups:
             terminalreporter.write(render_usage(groups, total, self.settings.model, width=width,
                                                 color=terminalreporter.hasmarkup))
+        turns = [t for r in self.results for t in r.get("line_turns", [])]
+        if turns:
+            profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
+            terminalreporter.write(format_rates(realized_rates(turns, profile)) + "\n")
         if self.latency_report is not None:
             terminalreporter.write(self.latency_report.describe())
+        if self.same_model_warning:
+            terminalreporter.write_line(f"WARNING: {self.same_model_warning}", red=True, bold=True)
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",

@@ -5,8 +5,9 @@ running one, and the factory that builds the model, caller and line for an attem
 nothing of pytest, so a script or an RL environment can drive attempts the same way.
 
 The model is the oracle (`oracle`) or the streaming client of a model config. Any other model
-needs a caller: `caller_factory(task, pack, attempt)` supplies one per attempt (the plugin wires it
-to the `pytest_callm_make_caller` hook). A call that fails on the model's infrastructure (retries
+plays against a caller: `caller_factory(task, pack, attempt)` may supply one per attempt (the plugin
+wires it to the `pytest_callm_make_caller` hook); otherwise the simulated caller, on its own model
+config, plays the task. The caller's words reach the model through the phone line (`line`). A call that fails on the model's infrastructure (retries
 used up, a refused request) is rerun from the start once; if the rerun fails too, the attempt is an
 `InfrastructureError` and is never scored. A `ModelAccessError` (bad key, unknown model) is not
 rerun: nothing else can succeed either.
@@ -25,7 +26,9 @@ from .caller import Caller
 from .cost import attempt_usage
 from .engine import CallLimits, run_call
 from .latency import RequestSampler
-from .line import CleanLine, Line
+from .line import CleanLine, Line, make_line
+from .line_rewriter import misheard_rewriter
+from .simulated_caller import SimulatedCaller
 from .model import Model, ModelInfrastructureError
 from .modelconfig import ORACLE, ModelConfig
 from .oracle import OracleModel, ScriptedCaller
@@ -50,12 +53,6 @@ class InfrastructureError(Exception):
     """The attempt could not be played for reasons outside the model's control: never scored."""
 
 
-def caller_missing_message(model_name: str) -> str:
-    return (f"--callm-model={model_name}: the simulated caller is not available in this build yet, so only "
-            "--callm-model=oracle can run calls end to end. (A plugin or conftest.py can supply a caller "
-            "through the pytest_callm_make_caller hook.)")
-
-
 def make_call_id(task_id: str, attempt: int) -> str:
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", task_id)[:40]
     return f"{safe}-a{attempt}-{uuid.uuid4().hex[:12]}"
@@ -72,13 +69,18 @@ class Runtime:
     def __init__(self, model_name: str, packs: dict[str, Pack], tool_server_url: str | None = None,
                  limits: CallLimits = CallLimits(), *, model_config: ModelConfig | None = None,
                  api_key: str | None = None, retry: RetryPolicy | None = None,
-                 caller_factory: CallerFactory | None = None, latency_sample: int = 0, reruns: int = 1):
+                 caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
+                 caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
+                 line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1):
         self.model_name = model_name
+        self.line_spec = line
         self.limits = limits
         self.reruns = reruns
         self.caller_factory = caller_factory
         self.model_config = model_config
         self.client: OpenAIChatModel | None = None
+        self.caller_client: OpenAIChatModel | None = None
+        self.line_client: OpenAIChatModel | None = None
         if model_name != ORACLE:
             if model_config is None:
                 raise ValueError(f"model {model_name!r} needs a model config")
@@ -86,6 +88,11 @@ class Runtime:
 
             sampler = RequestSampler(latency_sample) if latency_sample else None
             self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler)
+            # The caller and the line's rewriter talk through the same client, at their own configs.
+            if caller_config is not None:
+                self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy())
+            if line_config is not None:
+                self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy())
         self._runner = asyncio.Runner()
         self._server = None if tool_server_url else ToolServer(packs).start()
         self.tool_server_url = tool_server_url or self._server.url
@@ -100,9 +107,14 @@ class Runtime:
         if self.client is None:
             model = OracleModel(task, pack, self.limits.max_requests_per_turn)
             return Participants(model, ScriptedCaller(model), CleanLine())
-        if self.caller_factory is None:
-            raise CallerUnavailable(caller_missing_message(self.model_name))
-        return Participants(self.client, self.caller_factory(task, pack, attempt), CleanLine())
+        caller = self.caller_factory(task, pack, attempt) if self.caller_factory else None
+        if caller is None:
+            if self.caller_client is None:
+                raise CallerUnavailable(f"--callm-model={self.model_name}: no caller model configured")
+            caller = SimulatedCaller(task, pack.company, self.caller_client)
+        rewriter = misheard_rewriter(self.line_client) if self.line_client is not None else None
+        line = make_line(self.line_spec, task.task_id, attempt, task.customer_name, rewriter=rewriter)
+        return Participants(self.client, caller, line)
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
@@ -143,8 +155,9 @@ class Runtime:
     def close(self) -> None:
         try:
             self._runner.run(self.tools.aclose())
-            if self.client is not None:
-                self._runner.run(self.client.aclose())
+            for client in (self.client, self.caller_client, self.line_client):
+                if client is not None:
+                    self._runner.run(client.aclose())
         finally:
             self._runner.close()
             if self._server is not None:

@@ -19,7 +19,8 @@ A step is a dict:
 
 Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
 `require_user_first` (400 when the conversation does not open with a user message, as some
-providers do), and `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request).
+providers do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
+`caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
 `server.requests`). As a program (for `--callm-serve`):
@@ -57,13 +58,15 @@ AGENT_HOLD = "One moment, please."
 class AnswerKeyAgent:
     """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
 
-    def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8):
+    def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True):
         from pytest_callm.oracle import plan_answer_key
         from pytest_callm.pack import PackRegistry
         from pytest_callm.task import load_task
 
         _, task, pack = load_task(Path(task_path), PackRegistry([Path(industries)]))
         self.plan = plan_answer_key(task, pack)
+        if not end_call:  # leave the hang-up to the caller
+            self.plan = [c for c in self.plan if c.name != "end_call"]
         self.max_calls_per_turn = max_requests_per_turn - 1
 
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -85,18 +88,45 @@ class AnswerKeyAgent:
         return step
 
 
+class ScriptCaller:
+    """Plays a caller: says its lines in order, one per request, and hangs up with the last one.
+
+    A request is the caller's when it offers the `hang_up` tool; the number of lines already said is
+    the number of assistant messages in it (the caller's own side of the conversation).
+    """
+
+    def __init__(self, lines: list[str]):
+        self.lines = list(lines)
+
+    @staticmethod
+    def is_caller_request(body: dict[str, Any]) -> bool:
+        return any(t["function"]["name"] == "hang_up" for t in body.get("tools") or [])
+
+    def step(self, body: dict[str, Any]) -> dict[str, Any]:
+        said = sum(1 for m in body["messages"] if m["role"] == "assistant" and m.get("content"))
+        line = self.lines[min(said, len(self.lines) - 1)]
+        step: dict[str, Any] = {"text": line}
+        if said >= len(self.lines) - 1:
+            step["tool_calls"] = [{"name": "hang_up", "arguments": {}}]
+        return step
+
+
 class Behaviour:
     def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, models=(DEFAULT_MODEL,),
-                 agent: AnswerKeyAgent | None = None, require_user_first: bool = False):
+                 agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
+                 require_user_first: bool = False):
         self.api_key = api_key
         self.delay_ms = delay_ms
         self.models = list(models)
         self.agent = agent
+        self.caller = caller
         self.require_user_first = require_user_first
         self.steps: deque[dict[str, Any]] = deque()
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
 
     def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self.caller is not None and ScriptCaller.is_caller_request(body):
+            return self.caller.step(body)
         if self.steps:
             return self.steps.popleft()
         if self.agent is not None:

@@ -88,3 +88,14 @@ def test_the_lint_command_exits_non_zero_on_problems(tmp_path, capsys, monkeypat
     edit(root / "tasks/vet_clinic/C2-E1/task.json", lambda d: d["metadata"].update(difficulty="hard"))
     assert main(["lint", "tasks"]) == 1
     assert "1 task file(s), 1 problem(s)" in capsys.readouterr().out
+
+
+def test_the_callm_command_fits_a_line_profile(tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join(json.dumps(p) for p in [
+        {"scripted": "My number is 206-555-0220.", "transcript": "my number is 206-555-0220"},
+        {"scripted": "I was fired last week.", "transcript": "I was fired last week."},
+    ] * 20) + "\n")
+    assert main(["fit-line-profile", str(pairs), "-o", str(tmp_path / "profile.json")]) == 0
+    assert "fitted 40 turns" in capsys.readouterr().out
+    assert json.loads((tmp_path / "profile.json").read_text())["format"] == "callm-line-profile/1"

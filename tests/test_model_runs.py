@@ -1,9 +1,9 @@
 """Runs with a model under test other than the oracle, through the real client, engine, tool server
 and verifier, against the scripted local server playing an agent that follows a task's answer key.
 
-The simulated caller is not built yet: these runs plug in a test caller through the
-`pytest_callm_make_caller` hook that says one fixed line per turn and never hangs up (the agent ends
-the call with end_call).
+Most runs here plug in a test caller through the `pytest_callm_make_caller` hook that says one
+fixed line per turn and never hangs up (the agent ends the call with end_call); the simulated caller
+and the phone line have their own end-to-end test in test_full_call.py.
 """
 
 from __future__ import annotations
@@ -70,7 +70,13 @@ input = 2.0
 cached_input = 0.5
 output = 8.0
 ''')
+    write_config(pytester, "local-caller", f'''
+model = "scripted-caller"
+base_url = "{agent_server.base_url}"
+api_key_env = "CALLM_TEST_CALLER_KEY"
+''')
     monkeypatch.setenv(KEY, "sk-test")
+    monkeypatch.delenv("CALLM_TEST_CALLER_KEY", raising=False)
     return pytester
 
 
@@ -213,11 +219,12 @@ def test_a_rejected_key_stops_a_serial_run_after_the_first_attempt(model_project
     assert result.ret == pytest.ExitCode.INTERRUPTED and len(agent_server.log) == 1
 
 
-def test_a_model_without_a_caller_is_one_usage_error(model_project, agent_server):
-    (model_project.path / "conftest.py").unlink()
-    result = model_project.runpytest("--callm-model=local")
+def test_the_simulated_callers_missing_key_is_one_usage_error(model_project, agent_server):
+    (model_project.path / "conftest.py").unlink()  # no plugged-in caller: the simulated caller plays
+    result = model_project.runpytest("--callm-model=local", "--callm-caller-model=local-caller")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--callm-model=local: the simulated caller is not available in this build yet*"])
+    result.stderr.fnmatch_lines(["*--callm-caller-model=local-caller reads its API key from $CALLM_TEST_CALLER_KEY, "
+                                 "which is not set*"])
     assert agent_server.log == []
 
 

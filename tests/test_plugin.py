@@ -163,10 +163,12 @@ def test_running_tasks_without_a_model_under_xdist_is_a_usage_error(project):
     assert "no model under test: pass --callm-model=NAME" in result.stdout.str() + result.stderr.str()
 
 
-def test_an_unknown_model_is_a_usage_error(project):
+def test_a_model_name_without_a_config_is_an_openai_model_id_that_needs_its_key(project, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     result = project.runpytest("--callm-model=no-such-model")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--callm-model=no-such-model*oracle*"])
+    result.stderr.fnmatch_lines(["*--callm-model=no-such-model reads its API key from $OPENAI_API_KEY, "
+                                 "which is not set*"])
 
 
 def test_the_model_can_come_from_the_ini_file(project):

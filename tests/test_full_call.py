@@ -1,0 +1,98 @@
+"""A whole call offline: the local OpenAI-compatible server plays both the agent (following the
+task's answer key) and the caller (following the script); the caller's lines pass through the phone
+line; the call ends by the caller's hang_up; the gates pass."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
+from pytest_callm.line import make_line
+from pytest_callm.modelconfig import ModelConfig
+from pytest_callm.pack import PackRegistry
+from pytest_callm.runtime import Runtime
+from pytest_callm.task import load_task
+
+TASK = "C2-E2"
+TASK_FILE = EXAMPLE_TASKS / TASK / "task.json"
+LINES = ["Hi, I'd like to book a check-up for my dog Biscuit.",
+         "It's Dana Whitfield, and my number is five oh three, five five five, oh one four two.",
+         "Yes, the earliest one works.",
+         "Perfect, thank you."]
+
+
+def attempt_with_recognizer_errors() -> int:
+    """The first attempt whose line draws a real error on a turn the agent answers (not the last one,
+    which ends with the hang-up); the draws are seeded, so this is the same attempt every time."""
+    for attempt in range(1, 200):
+        line = make_line("default", TASK, attempt, "Dana Whitfield")
+        if any(e for turn, said in enumerate(LINES[:-1])
+               for e in line.transmit(said, turn).errors if not e.get("style")):
+            return attempt
+    raise AssertionError("no attempt in 200 drew an error")
+
+
+@pytest.fixture
+def both_sides(openai_server):
+    return openai_server.reset(agent=AnswerKeyAgent(TASK_FILE, EXAMPLE_PACK.parent, end_call=False),
+                               caller=ScriptCaller(LINES), models=("agent-model", "caller-model"))
+
+
+def test_a_full_call_through_caller_line_client_engine_and_tool_server(both_sides):
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(TASK_FILE, packs)
+    agent = ModelConfig(name="agent", model="agent-model", base_url=both_sides.base_url, api_key_env=None)
+    caller = ModelConfig(name="caller", model="caller-model", base_url=both_sides.base_url, api_key_env=None)
+    attempt = attempt_with_recognizer_errors()
+    runtime = Runtime("agent", packs.loaded(), model_config=agent, caller_config=caller, line="default")
+    try:
+        trajectory, verdict = runtime.run_attempt(task, pack, attempt)
+    finally:
+        runtime.close()
+
+    assert verdict.passed, verdict.explain()
+    assert trajectory.end_reason == "caller_hangup"
+    caller_turns = [t for t in trajectory.transcript if t.role == "caller"]
+    assert [t.said for t in caller_turns] == LINES
+    changed = [t for t in caller_turns[:-1] if any(not e.get("style") for e in t.line_errors)]
+    assert changed, "the chosen attempt draws a recognizer error"
+    # The agent's model received what the line heard, not what the caller said.
+    agent_bodies = [b for b in both_sides.requests if b["model"] == "agent-model"]
+    heard_by_agent = {m["content"] for b in agent_bodies for m in b["messages"] if m["role"] == "user"}
+    for turn in changed:
+        assert set(turn.heard) <= heard_by_agent
+        assert turn.said not in heard_by_agent or turn.heard == [turn.said]
+    # The caller's model saw only the agent's speech, never a tool call or result.
+    caller_bodies = [b for b in both_sides.requests if b["model"] == "caller-model"]
+    assert all(m["role"] in ("system", "user", "assistant") and "tool_calls" not in m
+               for b in caller_bodies for m in b["messages"])
+
+
+def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, both_sides, monkeypatch):
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    (pytester.path / "models").mkdir()
+    for name, model in (("agent", "agent-model"), ("caller", "caller-model")):
+        (pytester.path / "models" / f"{name}.toml").write_text(
+            f'model = "{model}"\nbase_url = "{both_sides.base_url}"\napi_key_env = ""\n')
+    result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=caller", "-k", TASK)
+    result.assert_outcomes(passed=5)
+    out = result.stdout.str()
+    assert "recognizer errors per 100 caller turns (20 turns): realized / target" in out
+    assert "THE CALLER IS THE MODEL UNDER TEST" not in out
+
+
+@pytest.mark.filterwarnings("ignore:THE CALLER IS THE MODEL UNDER TEST")  # raised by the inner run, on purpose
+def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester, both_sides):
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    (pytester.path / "models").mkdir()
+    (pytester.path / "models" / "agent.toml").write_text(
+        f'model = "agent-model"\nbase_url = "{both_sides.base_url}"\napi_key_env = ""\n')
+    result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=agent", "-k", "C2-E1 and attempt-1")
+    assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()
