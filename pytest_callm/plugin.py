@@ -11,7 +11,6 @@ import asyncio
 import os
 import shutil
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,131 +25,19 @@ from .metrics import summarize
 from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
 from .runtime import Runtime
+from .settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from .serve import ModelServer, ServeError
 from .tools_client import ToolServerError, check_tool_server
 from .summary import render, render_usage
 
-DEFAULT_CALLER_MODEL = "gpt-4.1"  # named in the README; one fixed caller keeps rows comparable
-
-# name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
-OPTIONS = [
-    ("model", str, None, "model under test: a configured model name, or `oracle` to replay every answer key"),
-    ("attempts", int, 5, "attempts per task (default 5)"),
-    ("k", int, None, "k of pass^k (default: the number of attempts)"),
-    ("tool-server", str, None, "URL of a running tool server to use instead of starting one per worker"),
-    ("base-url", str, None, "base URL of the model's OpenAI-compatible API (overrides the model config's)"),
-    ("api-key-env", str, None, "environment variable holding the model's API key (overrides the config's; "
-                               "`none` for a server without keys)"),
-    ("caller-model", str, DEFAULT_CALLER_MODEL,
-     f"model that plays the caller (default {DEFAULT_CALLER_MODEL}); never the model under test"),
-    ("caller-base-url", str, None, "base URL of the caller model's OpenAI-compatible API"),
-    ("caller-api-key-env", str, None, "environment variable holding the caller model's API key"),
-    ("line", str, "default", "phone line: `default` (the shipped error profile), `clean` (no recognizer "
-                             "errors) or the path of a profile file (`callm fit-line-profile`)"),
-    ("line-model", str, None, "model that writes misheard names, words and phrases (default: the "
-                              "pronouncing dictionary)"),
-    ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
-    ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
-    ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
-]
-# name, help: each becomes the flag --callm-<name> with a boolean ini twin callm_<name>.
-FLAGS = [
-    ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
-    ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
-]
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
 LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("callm", "pytest-callm: benchmark the LLM of a phone agent")
-    for name, _, default, help_ in OPTIONS:
-        dest = "callm_" + name.replace("-", "_")
-        group.addoption(f"--callm-{name}", dest=dest, default=None, help=help_)
-        parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", default=None)
-    for name, help_ in FLAGS:
-        dest = "callm_" + name
-        group.addoption(f"--callm-{name}", dest=dest, action="store_true", default=None, help=help_)
-        parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", type="bool", default=False)
-    group.addoption("--callm-model-configs", dest="callm_model_configs", action="append", default=[],
-                    help="folder holding model configs NAME.toml (repeatable); searched before the bundled ones")
-    parser.addini("callm_model_configs", "folders holding model configs", type="paths", default=[])
-    group.addoption("--callm-industries", dest="callm_industries", action="append", default=[],
-                    help="extra folder holding industry packs (repeatable); `industries/` at the rootdir "
-                         "is always searched")
-    parser.addini("callm_industries", "extra folders holding industry packs", type="paths", default=[])
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hooks
 
     pluginmanager.add_hookspecs(hooks)
-
-
-@dataclass
-class Settings:
-    model: str | None
-    attempts: int
-    k: int
-    tool_server: str | None
-    industries: list[Path]
-    base_url: str | None = None
-    api_key_env: str | None = None
-    model_configs: tuple[Path, ...] = ()
-    serve: bool = False
-    latency: bool = False
-    latency_sample: int = 30
-    retry_backoff_s: float = 1.0
-    request_timeout_s: float = 60.0
-    caller_model: str = DEFAULT_CALLER_MODEL
-    caller_base_url: str | None = None
-    caller_api_key_env: str | None = None
-    line: str = "default"
-    line_model: str | None = None
-
-    @classmethod
-    def from_config(cls, config: pytest.Config) -> "Settings":
-        def value(name: str) -> Any:
-            dest = "callm_" + name.replace("-", "_")
-            cli = config.getoption(dest)
-            return cli if cli is not None else config.getini(dest)
-
-        def integer(name: str, default: int | None) -> int | None:
-            raw = value(name)
-            if raw in (None, ""):
-                return default
-            try:
-                number = int(raw)
-            except ValueError:
-                raise pytest.UsageError(f"--callm-{name} must be a whole number, got {raw!r}") from None
-            if number < 1:
-                raise pytest.UsageError(f"--callm-{name} must be at least 1, got {number}")
-            return number
-
-        def number(name: str, default: float) -> float:
-            raw = value(name)
-            try:
-                number = default if raw in (None, "") else float(raw)
-            except ValueError:
-                raise pytest.UsageError(f"--callm-{name} must be a number, got {raw!r}") from None
-            if number < 0:
-                raise pytest.UsageError(f"--callm-{name} must not be negative, got {raw}")
-            return number
-
-        attempts = integer("attempts", 5)
-        k = integer("k", attempts)
-        if k > attempts:
-            raise pytest.UsageError(f"--callm-k={k} is larger than --callm-attempts={attempts}")
-        dirs = [config.rootpath / "industries", *map(Path, config.getini("callm_industries")),
-                *(Path(p).resolve() for p in config.getoption("callm_industries"))]
-        model_configs = (*map(Path, config.getini("callm_model_configs")),
-                         *(Path(p).resolve() for p in config.getoption("callm_model_configs")))
-        return cls(value("model") or None, attempts, k, value("tool-server") or None,
-                   [d for d in dirs if d.is_dir()], value("base-url") or None, value("api-key-env"),
-                   model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
-                   number("retry-backoff", 1.0), number("request-timeout", 60.0),
-                   value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
-                   value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None)
 
 
 class CallmState:
