@@ -15,6 +15,7 @@ import pytest
 from .model import ModelAccessError
 from .oracle import AnswerKeyError
 from .pack import Pack, PackError
+from .attempts import MissingTrajectory
 from .runtime import CallerUnavailable, InfrastructureError
 from .task import Task, TaskError, load_task
 from .tools_client import ToolServerError
@@ -66,7 +67,7 @@ class TaskItem(pytest.Function):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError, InfrastructureError,
-                                      CallerUnavailable)):
+                                      CallerUnavailable, MissingTrajectory)):
             kind = type(excinfo.value).__name__
             return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
         return super().repr_failure(excinfo, style=style)
@@ -92,15 +93,15 @@ class TaskItem(pytest.Function):
 
 
 def run_attempt(callm_runtime, request) -> None:
-    """The body of every task item: run the call, verify it, fail with the verdict."""
+    """The body of every task item: play (or resume, or rescore) the call, verify it, fail with the verdict."""
     item: TaskItem = request.node
     try:
-        item.trajectory, item.verdict = callm_runtime.run_attempt(item.task, item.pack, item.attempt)
+        played = callm_runtime.play(item.task, item.pack, item.attempt)
     except ModelAccessError as e:
         # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
         # this one message, and leave this attempt unplayed rather than failed.
         request.session.shouldstop = f"callm stopped the run: {e}"
         pytest.skip("not played: the model server refused the run (see the message at the end)")
-    item.usage = callm_runtime.usage(item.trajectory)
+    item.trajectory, item.verdict, item.usage = played.trajectory, played.verdict, played.usage
     if not item.verdict.passed:
         raise CallFailed(item.verdict.explain())

@@ -24,6 +24,9 @@ from .line_profile import ProfileError, format_rates, load_profile, realized_rat
 from .metrics import summarize
 from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
+from .task import TaskError, load_task
+from .attempts import AttemptRunner
+from .rundir import RunDir, RunDirError, default_run_dir, make_manifest, verifier_hash, write_json
 from .runtime import Runtime
 from .settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from .serve import ModelServer, ServeError
@@ -31,6 +34,8 @@ from .tools_client import ToolServerError, check_tool_server
 from .summary import render, render_usage
 
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
+RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
+RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
 LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
 
 
@@ -46,8 +51,26 @@ class CallmState:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.settings = Settings.from_config(config)
-        self.model_config: ModelConfig | None = None  # None for the oracle
-        if self.settings.model and self.settings.model != ORACLE:
+        worker = getattr(config, "workerinput", None)
+        self.rescore_from: RunDir | None = None
+        if worker is not None and worker.get(RESCORE_FROM):
+            self.rescore_from = RunDir(worker[RESCORE_FROM])
+        elif worker is None and self.settings.rescore:
+            self.rescore_from = RunDir(self.settings.rescore)
+            if self.rescore_from.manifest() is None:
+                raise pytest.UsageError(f"--callm-rescore={self.settings.rescore}: no run there (no manifest.json)")
+        if self.rescore_from is not None:  # the model of the saved run; nothing will call it
+            saved = (self.rescore_from.manifest() or {}).get("comparable", {})
+            self.settings.model = self.settings.model or saved.get("model")
+        if worker is not None:
+            self.run_dir = RunDir(worker[RUN_DIR]) if worker.get(RUN_DIR) else None
+        elif self.rescore_from is not None:
+            self.run_dir = RunDir(self.settings.out or self.rescore_from.path / "rescored")
+        else:
+            self.run_dir = RunDir(self.settings.resume or self.settings.out
+                                  or default_run_dir(config.rootpath, self.settings.model))
+        self.model_config: ModelConfig | None = None  # None for the oracle, and when rescoring
+        if self.settings.model and self.settings.model != ORACLE and self.rescore_from is None:
             try:
                 self.model_config = resolve(self.settings.model, list(self.settings.model_configs)).with_overrides(
                     self.settings.base_url, self.settings.api_key_env)
@@ -76,6 +99,8 @@ class CallmState:
         except ProfileError as e:
             raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
         self.server: ModelServer | None = None
+        self._started = False
+        self.resuming = False
         self.latency_parts: list[dict[str, Any]] = []
         self.latency_report: LatencyReport | None = None
         try:
@@ -156,6 +181,9 @@ class CallmState:
     def pytest_configure_node(self, node) -> None:
         if self.server is not None:
             node.workerinput[SERVED_URL] = self.server.base_url
+        node.workerinput[RUN_DIR] = str(self.run_dir.path)
+        if self.rescore_from is not None:
+            node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.server is not None:
@@ -198,7 +226,27 @@ class CallmState:
         if sample:
             self.latency_parts.append(sample)
 
+    def write_report(self) -> None:
+        """The report JSON of the run: every figure of the summary, from the attempts' results.
+
+        No timestamps and a fixed order: the same trajectories and verifier give the same bytes.
+        """
+        results = sorted(self.results, key=lambda r: (r["industry"], r["task_id"], r["attempt"]))
+        groups, total = usage_by_industry(results)
+        turns = [t for r in results for t in r.get("line_turns", [])]
+        profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
+        self.run_dir.write_report({
+            "model": self.settings.model, "k": self.settings.k,
+            "summary": summarize(results, self.settings.k).to_json(),
+            "usage": {"industries": {k: g.to_json() for k, g in groups.items()}, "total": total.to_json()}
+                     if groups else None,
+            "line_rates": realized_rates(turns, profile) if turns else None,
+            "attempts": results,
+        })
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        if not hasattr(self.config, "workerinput") and self.results and self._started:
+            self.write_report()
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
         if (hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop
                 or exitstatus == pytest.ExitCode.INTERRUPTED):
@@ -219,12 +267,47 @@ class CallmState:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return  # the xdist controller checks, once
-        self._require_model([i.nodeid for i in session.items if isinstance(i, TaskItem)])
+        ids = [i.nodeid for i in session.items if isinstance(i, TaskItem)]
+        self._require_model(ids)
+        self._start_run(ids)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
         # Under xdist the controller never collects; it learns the ids from the first worker.
-        self._require_model([i for i in ids if ".json::" in i])
+        if self._started:
+            return
+        task_ids = [i for i in ids if ".json::" in i]
+        self._require_model(task_ids)
+        self._start_run(task_ids)
+
+    def _start_run(self, ids: list[str]) -> None:
+        """Write the run's manifest (or check the one of the run being resumed) before any attempt runs."""
+        self._started = True
+        if not ids or self.config.option.collectonly:
+            return
+        files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
+        packs = {}
+        for f in files:
+            try:
+                _, _, pack = load_task(f, self.packs)
+            except (TaskError, PackError):
+                continue  # reported as that file's collection error
+            packs[pack.name] = pack
+        manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
+                                 caller_config=self.caller_config, line=self.settings.line,
+                                 attempts=self.settings.attempts, k=self.settings.k, task_files=files,
+                                 packs=packs, root=self.config.rootpath)
+        if self.rescore_from is not None:
+            write_json(self.run_dir.manifest_path, {**manifest, "rescored_from": str(self.rescore_from.path),
+                                                    "comparable": self.rescore_from.manifest()["comparable"],
+                                                    "verifier_now": verifier_hash()})
+            return
+        if self.settings.resume and self.run_dir.manifest() is None:
+            raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
+        try:
+            self.resuming = self.run_dir.start(manifest)
+        except RunDirError as e:
+            raise pytest.UsageError(str(e)) from None
 
     # --- results ------------------------------------------------------------------------------
 
@@ -268,6 +351,9 @@ class CallmState:
             terminalreporter.write(self.latency_report.describe())
         if self.same_model_warning:
             terminalreporter.write_line(f"WARNING: {self.same_model_warning}", red=True, bold=True)
+        if self._started:
+            what = "rescored into" if self.rescore_from else "resumed in" if self.resuming else "saved in"
+            terminalreporter.write_line(f"callm: run {what} {self.run_dir.path}")
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
@@ -296,11 +382,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def callm_runtime(request: pytest.FixtureRequest):
-    """One runtime per process (per xdist worker): event loop, tool server, model factory."""
+    """One per process (per xdist worker): plays, resumes or rescores attempts; starts the event loop,
+    tool server and model client only when an attempt has to be played."""
     state = callm_state(request.config)
-    runtime = state.make_runtime()
-    yield runtime
+    runner = AttemptRunner(state.make_runtime, state.run_dir, state.rescore_from)
+    yield runner
     try:
-        state.keep_latency_sample(runtime.latency_sample())
+        state.keep_latency_sample(runner.latency_sample())
     finally:
-        runtime.close()
+        runner.close()

@@ -27,6 +27,11 @@ OPTIONS = [
                              "errors) or the path of a profile file (`callm fit-line-profile`)"),
     ("line-model", str, None, "model that writes misheard names, words and phrases (default: the "
                               "pronouncing dictionary)"),
+    ("out", str, None, "run directory for the manifest, trajectories and report (default: a new "
+                       "timestamped folder under callm-runs/); an existing run there is resumed"),
+    ("resume", str, None, "resume the run saved in this directory: its finished attempts are kept, the rest run"),
+    ("rescore", str, None, "score the trajectories saved in this run directory with today's verifier: "
+                           "no model, caller or tool server"),
     ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
     ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
     ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
@@ -77,6 +82,9 @@ class Settings:
     caller_api_key_env: str | None = None
     line: str = "default"
     line_model: str | None = None
+    out: Path | None = None
+    resume: Path | None = None
+    rescore: Path | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -120,4 +128,5 @@ class Settings:
                    model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
                    number("retry-backoff", 1.0), number("request-timeout", 60.0),
                    value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
-                   value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None)
+                   value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
+                   *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")))

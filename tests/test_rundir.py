@@ -1,0 +1,130 @@
+"""Runs that last: the run directory, rescoring, resuming after a kill, refusal to mix runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+
+ORACLE = "--callm-model=oracle"
+
+
+def run(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+    if check and proc.returncode not in (0, 1):
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+def attempts(out: Path) -> list[Path]:
+    return sorted((out / "trajectories").rglob("attempt-*.json"))
+
+
+def test_a_run_saves_manifest_one_trajectory_per_attempt_and_a_report(tmp_path):
+    out = tmp_path / "run"
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["comparable"]["model"] == "oracle" and manifest["comparable"]["attempts"] == 5
+    assert set(manifest["comparable"]["hashes"]) == {"tasks", "packs", "verifier"}
+    assert len(attempts(out)) == 20
+    saved = json.loads((out / "trajectories/vet_clinic/C2-E2/task.json".replace("task.json", "attempt-3.json"))
+                       .read_text())
+    assert saved["complete"] and saved["verdict"]["passed"] and saved["trajectory"]["attempt"] == 3
+    report = json.loads((out / "report.json").read_text())
+    assert report["summary"]["industries"]["vet_clinic"]["pass_k"] == 1.0 and len(report["attempts"]) == 20
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_rescoring_reproduces_the_report_byte_for_byte(tmp_path):
+    out = tmp_path / "run"
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-n", "2")
+    run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}")
+    assert (tmp_path / "rescored" / "report.json").read_bytes() == (out / "report.json").read_bytes()
+
+
+def test_rescoring_catches_a_changed_trajectory(tmp_path):
+    out = tmp_path / "run"
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-M1")
+    path = out / "trajectories/vet_clinic/C2-M1/attempt-2.json"
+    saved = json.loads(path.read_text())
+    row = next(r for r in saved["trajectory"]["final_state"]["appointments"] if r["id"] == 2)
+    row["status"] = "booked"  # as if the cancellation had never been written
+    path.write_text(json.dumps(saved))
+    proc = run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}", "-k", "C2-M1")
+    assert "1 failed, 4 passed" in proc.stdout
+    assert "appointments: row id=2 differs: status: expected 'cancelled', got 'booked'" in proc.stdout
+    report = json.loads((tmp_path / "rescored" / "report.json").read_text())
+    assert report["summary"]["tasks"]["vet_clinic/C2-M1"]["c"] == 4
+    assert (tmp_path / "rescored" / "report.json").read_bytes() != (out / "report.json").read_bytes()
+
+
+def test_rescoring_needs_every_selected_attempt_saved(tmp_path):
+    out = tmp_path / "run"
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    proc = run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'r'}", "-k", "C2-E1 or C2-E2")
+    assert "5 failed, 5 passed" in proc.stdout
+    assert "holds no complete trajectory of vet_clinic/C2-E2 attempt 1" in proc.stdout
+
+
+def test_a_killed_run_resumes_to_the_report_of_an_uninterrupted_run(tmp_path):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS), ORACLE,
+           "--callm-attempts=30", f"--callm-out={out}", "-n", "2"]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(attempts(out)) < 30 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the controller and both workers, mid-way
+    proc.wait()
+    before = {p: p.stat().st_mtime_ns for p in attempts(out)}
+    assert 30 <= len(before) < 240, "killed mid-way"
+    assert not (out / "report.json").exists()
+
+    resumed = run(str(EXAMPLE_TASKS), ORACLE, "--callm-attempts=30", f"--callm-out={out}", "-n", "2")
+    assert "240 passed" in resumed.stdout and "resumed in" in resumed.stdout
+    assert len(attempts(out)) == 240
+    assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # finished attempts were not played again
+
+    run(str(EXAMPLE_TASKS), "--callm-attempts=30", f"--callm-rescore={out}", f"--callm-out={tmp_path / 'again'}")
+    assert (tmp_path / "again" / "report.json").read_bytes() == (out / "report.json").read_bytes()
+
+
+def test_resuming_into_a_run_made_with_other_settings_is_refused(tmp_path):
+    out = tmp_path / "run"
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=3", check=False)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "holds a run made with other settings or inputs (attempts)" in proc.stderr
+
+
+def test_resuming_after_a_task_changed_is_refused(tmp_path, pytester):
+    import shutil
+
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\n")
+    out = tmp_path / "run"
+    pytester.runpytest_subprocess(ORACLE, f"--callm-out={out}", "-k", "C2-E1").assert_outcomes(passed=5)
+    task = pytester.path / "tasks/vet_clinic/C2-E1/task.json"
+    data = json.loads(task.read_text())
+    data["intent"] += " Say goodbye."
+    task.write_text(json.dumps(data))
+    result = pytester.runpytest_subprocess(ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "hashes.tasks" in result.stderr.str()
+
+
+def test_resume_needs_a_run_to_resume(tmp_path):
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={tmp_path / 'nothing'}", check=False)
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "no run to resume there" in proc.stderr
