@@ -4,7 +4,8 @@ For a task with n scored attempts of which c pass: pass@1 = c/n pooled over atte
 pass^k = C(c, k) / C(n, k). A group's pass^k is the mean over its tasks; the cross-industry figure
 is the unweighted mean of industries. A task with fewer than k scored attempts has no pass^k, and
 every figure that would need it says so instead of printing a wrong number. Attempts that ended in
-an infrastructure error are not scored: they are counted, never put in a denominator.
+an infrastructure error are not scored: they are counted, never put in a denominator. The 95%
+bootstrap intervals over tasks of the industry and cross-industry figures come from stats.py.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any
+
+from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Intervals, bootstrap_counts
 
 GATES = ("tools", "handoff", "database")
 
@@ -61,6 +64,7 @@ class Summary:
     overall: GroupScore | None
     gate_failures: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)  # kind -> attempts not scored
+    intervals: Intervals | None = None  # bootstrap intervals of industries and overall (stats.py)
 
     @property
     def unscored(self) -> int:
@@ -82,6 +86,7 @@ class Summary:
             "partial": self.partial,
             "errors": dict(self.errors),
             "gate_failures": dict(self.gate_failures),
+            "intervals": self.intervals.to_json() if self.intervals else None,
             "overall": self.overall.to_json() if self.overall else None,
             "industries": {k: v.to_json() for k, v in self.industries.items()},
             "categories": {"/".join(k): v.to_json() for k, v in self.categories.items()},
@@ -102,10 +107,11 @@ def group(label: str, tasks: list[TaskScore], k: int) -> GroupScore:
                       sum(hats) / len(hats) if scored and None not in hats else None, short)
 
 
-def summarize(results: list[dict[str, Any]], k: int) -> Summary:
+def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT_RESAMPLES,
+              seed: int = DEFAULT_SEED) -> Summary:
     """`results`: one dict per attempt with task_id, industry, category, difficulty, passed
     (True, False, or None when the attempt could not be scored, with `error_kind`) and gates
-    (gate -> bool)."""
+    (gate -> bool). `resamples` and `seed` are the bootstrap's (stats.py); 0 resamples, no intervals."""
     tasks: dict[tuple[str, str], TaskScore] = {}
     failures: Counter = Counter({g: 0 for g in GATES})
     errors: Counter = Counter()
@@ -138,5 +144,11 @@ def summarize(results: list[dict[str, Any]], k: int) -> Summary:
             sum(g.passes for g in industries.values()), sum(p1) / len(p1) if p1 else None,
             sum(pk) / len(pk) if pk and None not in pk else None,
             sum(g.short_tasks for g in industries.values()))
+    intervals = None
+    if resamples:
+        counts: dict[str, dict[str, tuple[int, int]]] = defaultdict(dict)
+        for t in tasks.values():
+            counts[t.industry][t.task_id] = (t.n, t.c)
+        intervals = bootstrap_counts(counts, k, resamples=resamples, seed=seed)
     return Summary(k, tasks, industries, by(lambda t: (t.industry, t.category)),
-                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors)
+                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, intervals)

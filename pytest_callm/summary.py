@@ -5,43 +5,86 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from .cost import UsageGroup
 from .metrics import GroupScore, Summary
+from .stats import GroupIntervals, Interval
 
 
 def pct(value: float | None, partial_mark: str = "") -> str:
     return f"{value * 100:.1f}%" if value is not None else f"n/a{partial_mark}"
 
 
-def _row(table: Table, g: GroupScore, k_mark: str, indent: str = "", style: str | None = None) -> None:
-    table.add_row(indent + g.label, str(g.tasks), str(g.attempts), str(g.passes), pct(g.pass_at_1),
-                  pct(g.pass_k, k_mark if g.short_tasks else ""), style=style)
+def ci(interval: Interval | None) -> str:
+    """`[63.3, 76.7]`: an interval's bounds in percent."""
+    return f"[{interval.low * 100:.1f}, {interval.high * 100:.1f}]" if interval is not None else "n/a"
+
+
+def _row(table: Table, g: GroupScore, k_mark: str, indent: str = "", style: str | None = None,
+         intervals: GroupIntervals | None = None, with_ci: bool = False) -> None:
+    cells = [indent + g.label, str(g.tasks), str(g.attempts), str(g.passes), pct(g.pass_at_1),
+             pct(g.pass_k, k_mark if g.short_tasks else "")]
+    if with_ci:  # industry and all-industries rows have intervals; category and difficulty rows do not
+        cells[5:5] = [ci(intervals.pass_at_1) if intervals else ""]
+        cells.append(ci(intervals.pass_k) if intervals else "")
+    table.add_row(*cells, style=style)
+
+
+def _results_table(summary: Summary, model: str, mark: str, with_ci: bool) -> Table:
+    k = summary.k
+    iv = summary.intervals
+    table = Table(title=f"CALLM results: model {model}, k = {k}", title_justify="left", expand=False)
+    columns = [("scope", "left"), ("tasks", "right"), ("attempts", "right"), ("passed", "right"),
+               ("pass@1", "right"), (f"pass^{k}", "right")]
+    if with_ci:
+        columns[5:5] = [("95% CI", "right")]
+        columns.append(("95% CI", "right"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify, no_wrap=col == "95% CI")
+    for industry, g in summary.industries.items():
+        _row(table, g, mark, style="bold", intervals=iv.industries.get(industry) if iv else None, with_ci=with_ci)
+        for (ind, _), cg in summary.categories.items():
+            if ind == industry:
+                _row(table, cg, mark, indent="  category ", with_ci=with_ci)
+        for (ind, _), dg in summary.difficulties.items():
+            if ind == industry:
+                _row(table, dg, mark, indent="  difficulty ", with_ci=with_ci)
+        table.add_section()
+    if summary.overall and len(summary.industries) > 1:
+        _row(table, summary.overall, mark, style="bold", intervals=iv.overall if iv else None, with_ci=with_ci)
+    return table
+
+
+def _interval_table(summary: Summary, mark: str) -> Table:
+    """The intervals on their own, for a terminal too narrow to add them to the results table."""
+    iv = summary.intervals
+    table = Table(expand=False)
+    for col, justify in (("scope", "left"), ("pass@1", "right"), ("95% CI", "right"),
+                         (f"pass^{summary.k}", "right"), ("95% CI", "right")):
+        table.add_column(col, justify=justify)
+    rows = [(g, iv.industries.get(name)) for name, g in summary.industries.items()]
+    if summary.overall and len(summary.industries) > 1:
+        rows.append((summary.overall, iv.overall))
+    for g, gi in rows:
+        table.add_row(g.label, pct(g.pass_at_1), ci(gi.pass_at_1 if gi else None),
+                      pct(g.pass_k, mark if g.short_tasks else ""), ci(gi.pass_k if gi else None))
+    return table
 
 
 def render(summary: Summary, model: str, width: int = 100, color: bool = False) -> str:
     k = summary.k
     mark = "*"
-    table = Table(title=f"CALLM results: model {model}, k = {k}", title_justify="left", expand=False)
-    for col, justify in (("scope", "left"), ("tasks", "right"), ("attempts", "right"), ("passed", "right"),
-                         ("pass@1", "right"), (f"pass^{k}", "right")):
-        table.add_column(col, justify=justify)
-    for industry, g in summary.industries.items():
-        _row(table, g, mark, style="bold")
-        for (ind, _), cg in summary.categories.items():
-            if ind == industry:
-                _row(table, cg, mark, indent="  category ")
-        for (ind, _), dg in summary.difficulties.items():
-            if ind == industry:
-                _row(table, dg, mark, indent="  difficulty ")
-        table.add_section()
-    if summary.overall and len(summary.industries) > 1:
-        _row(table, summary.overall, mark, style="bold")
-
+    iv = summary.intervals
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, color_system="auto" if color else None)
-    console.print(table)
+    table = _results_table(summary, model, mark, with_ci=iv is not None)
+    if iv is not None and Measurement.get(console, console.options.update_width(10_000), table).maximum > width:
+        console.print(_results_table(summary, model, mark, with_ci=False))
+        console.print(_interval_table(summary, mark))
+    else:
+        console.print(table)
     failed = summary.gate_failures
     gate = summary.most_failed_gate()
     scored = sum(t.n for t in summary.tasks.values())
@@ -50,6 +93,9 @@ def render(summary: Summary, model: str, width: int = 100, color: bool = False) 
                   + (f"; most failed gate: {gate}" if gate else ""))
     kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors.items()))
     console.print(f"attempts not scored (in no denominator): {summary.unscored}" + (f" ({kinds})" if kinds else ""))
+    if iv is not None:
+        console.print(f"95% CI: bootstrap over tasks, {iv.resamples:,} resamples, seed {iv.seed}; "
+                      "all industries = mean of industries.")
     if summary.partial:
         short = sum(1 for t in summary.tasks.values() if t.n < k)
         console.print(f"{mark} partial run: {short} of {len(summary.tasks)} tasks have fewer than {k} scored "
