@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from .tools_client import ToolServerError, check_tool_server
 from .summary import render, render_usage
 
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
+PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
 RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
 RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
 LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
@@ -101,6 +103,7 @@ class CallmState:
         self.server: ModelServer | None = None
         self._started = False
         self.resuming = False
+        self.total, self.started_at = 0, time.monotonic()
         self.latency_parts: list[dict[str, Any]] = []
         self.latency_report: LatencyReport | None = None
         try:
@@ -283,6 +286,7 @@ class CallmState:
     def _start_run(self, ids: list[str]) -> None:
         """Write the run's manifest (or check the one of the run being resumed) before any attempt runs."""
         self._started = True
+        self.total, self.started_at = len(ids), time.monotonic()
         if not ids or self.config.option.collectonly:
             return
         files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
@@ -331,6 +335,28 @@ class CallmState:
         payload = getattr(report, "callm", None)
         if payload is not None and not hasattr(self.config, "workerinput"):
             self.results.append(payload)
+            self._progress()
+
+    def _progress(self) -> None:
+        """A line at every tenth of a long run: done/total, passes so far, elapsed, time left."""
+        done, total = len(self.results), self.total
+        if total < PROGRESS_MIN_ATTEMPTS or done * 10 // total == (done - 1) * 10 // total:
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        elapsed = time.monotonic() - self.started_at
+        passed = sum(1 for r in self.results if r.get("passed"))
+        left = elapsed / done * (total - done)
+
+        def clock(seconds: float) -> str:
+            return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+        writer = getattr(reporter, "_tw", None)  # start on a fresh line, after pytest's own dots
+        if writer is not None and writer.width_of_current_line:
+            reporter.write("\n")
+        reporter.write_line(f"callm: {done}/{total} attempts ({100 * done // total}%), {passed} passed, "
+                            f"{clock(elapsed)} elapsed, about {clock(left)} left")
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if hasattr(config, "workerinput") or not self.results:

@@ -8,6 +8,7 @@ and the phone line have their own end-to-end test in test_full_call.py.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -312,3 +313,20 @@ def test_callm_serve_needs_a_config_with_a_serve_command(model_project):
     result = model_project.runpytest("--callm-model=local", "--callm-serve")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert re.search(r"--callm-serve: model local \(.*local\.toml\) names no \[serve\] command", result.stderr.str())
+
+
+# --- run directories -------------------------------------------------------------------------------
+
+def test_no_api_key_reaches_any_file_of_the_run_directory(model_project, agent_server, monkeypatch, tmp_path):
+    secret = "sk-planted-7c1f0e5b2d9a4e68"
+    monkeypatch.setenv(KEY, secret)
+    out = tmp_path / "run"
+    result = model_project.runpytest("--callm-model=local", "-k", TASK, f"--callm-out={out}", "--junitxml=j.xml")
+    result.assert_outcomes(passed=5)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len(files) >= 7  # manifest, report, five trajectories
+    for path in files:
+        assert secret not in path.read_text(encoding="utf-8"), path
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["comparable"]["model_config"]["api_key_env"] == KEY  # the variable's name, not its value
+    assert secret not in (model_project.path / "j.xml").read_text()
