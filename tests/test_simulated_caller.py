@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+
+import pytest
 import json
 
 from pytest_callm.model import ModelReply, ToolCall
@@ -96,3 +98,51 @@ def test_a_call_with_the_caller_scores_like_any_other(load_task, vet_pack, play)
     trajectory = play(agent, SimulatedCaller(task, vet_pack.company, caller_model))
     assert trajectory.transcript[1].said == "Hi, are you open on Saturday, and until what time?"
     assert verify(task, vet_pack, trajectory).passed
+
+
+# --- the line's rewrite model (--callm-line-model) ------------------------------------------------
+
+class RewriteModel:
+    name = "rewrite-double"
+
+    def __init__(self, text):
+        self.text = text
+        self.requests = []
+
+    async def respond(self, request):
+        self.requests.append(request)
+        return ModelReply(text=self.text)
+
+
+def test_the_rewrite_model_words_a_misheard_span_and_sees_the_turn():
+    from pytest_callm.line_rewriter import misheard_rewriter
+
+    model = RewriteModel('"Whitmore."')
+    context = {"type": "misheard_name", "turn": "It's Clara Whitman.", "suggestion": "Wittman"}
+    assert asyncio.run(misheard_rewriter(model)("Whitman", context)) == "Whitmore"
+    sent = model.requests[0].messages[0]["content"]
+    assert "It's Clara Whitman." in sent and "Span: Whitman" in sent and "misheard name" in sent
+
+
+def test_a_chatty_or_unchanged_rewrite_falls_back_to_the_dictionary():
+    from pytest_callm.line_rewriter import misheard_rewriter
+
+    context = {"type": "misheard_word", "turn": "I was fired.", "suggestion": "hired"}
+    for reply in ("", "fired", "Sure! Here is a plausible misheard version of the word you gave me"):
+        assert asyncio.run(misheard_rewriter(RewriteModel(reply))("fired", context)) == "hired"
+
+
+def test_a_line_with_a_rewrite_model_uses_its_wording(load_task):
+    from pytest_callm.line import make_line
+    from pytest_callm.line_rewriter import misheard_rewriter
+
+    model = RewriteModel("Whitmore")
+    said = "Hi, this is Dana Whitfield calling about my dog Biscuit and my cat Pepper."
+    for attempt in range(1, 400):  # the seeded draws decide which attempt mishears a span
+        line = make_line("default", "C2-E2", attempt, "Dana Whitfield", rewriter=misheard_rewriter(model))
+        heard = asyncio.run(line.atransmit(said, 0))
+        rewritten = [e for e in heard.errors if e.get("type", "").startswith("misheard") and e.get("after") == "Whitmore"]
+        if rewritten:
+            assert "Whitmore" in " ".join(heard.pieces)
+            return
+    pytest.fail("no attempt drew a misheard span")
