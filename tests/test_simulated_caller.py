@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
-import json
 
 from pytest_callm.model import ModelReply, ToolCall
 from pytest_callm.oracle import ScriptedModel, plan_answer_key
