@@ -5,6 +5,8 @@
     callm serve [--port N]            run a tool server for --callm-tool-server
     callm fit-line-profile PAIRS.jsonl -o PROFILE.json
                                       fit a phone-line error profile from real calls
+    callm compare DIR DIR... [--force]
+                                      compare saved runs side by side
 """
 
 from __future__ import annotations
@@ -31,10 +33,14 @@ def default_industries(root: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["fit-line-profile"]:  # its own parser and help
+    if argv[:1] == ["fit-line-profile"]:  # subcommands with their own parser and help
         from .line_profile import fit_profile_main
 
         return fit_profile_main(argv[1:])
+    if argv[:1] == ["compare"]:
+        from .compare import main as compare_main
+
+        return compare_main(argv[1:])
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -48,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the suite composition check (when linting part of a suite)")
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
+    sub.add_parser("compare", help="compare two or more run directories (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries

@@ -290,3 +290,19 @@ def test_tasks_in_one_run_only_and_names_that_look_like_markup(tmp_path, capsys)
     assert "tasks only in run[base] (1): vet/C2-M1" in out and "tasks only in run[bold]new (1): vet/C3-H9" in out
     assert "│ run[bold]new " in out and "c/n run[base]" in out
     assert "3 of 4 tasks changed" in out
+
+
+def test_the_callm_command_runs_the_comparison(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLE_TASKS, REPO
+    from pytest_callm.cli import main as callm
+
+    out = tmp_path / "a"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS),
+                    "--callm-model=oracle", "-k", "C2-E1", f"--callm-out={out}"], cwd=REPO, check=True,
+                   capture_output=True)
+    assert callm(["compare", str(out), str(out)]) == 0
+    assert "CALLM comparison of 2 runs" in capsys.readouterr().out
+    assert callm(["compare", str(tmp_path / "nowhere"), str(out)]) == 2
