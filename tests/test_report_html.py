@@ -1,0 +1,292 @@
+"""The HTML report of a run: built from the run directory, self-contained, readable in a browser.
+
+The page of an oracle run and that of a rescored run with one deliberately wrong call are generated,
+checked as HTML, then opened in headless Chromium (Debian's `chromium`, installed here when missing
+and possible): the rendered DOM must still show the failing call's differing argument and the
+database row it changed, and a screenshot of each page is kept under pytest's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
+from pytest_callm.report_html import main, render_report, write_html_report
+
+ORACLE = "--callm-model=oracle"
+SECRET_VAR = "CALLM_TEST_SECRET"
+SECRET = "sk-planted-4c1d9e7a0b3f4e21-do-not-print"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+def pytest_run(*args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode not in (0, 1):
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+@pytest.fixture(scope="module")
+def oracle_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("oracle") / "run"
+    pytest_run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-n", "2")
+    return out
+
+
+@pytest.fixture(scope="module")
+def failing_run(oracle_run, tmp_path_factory) -> Path:
+    """The oracle run with attempt 2 of C2-E2 changed as if the model had booked another slot
+    (S-106, not the earliest S-101), rescored into a new folder with today's verifier."""
+    base = tmp_path_factory.mktemp("failing")
+    played = base / "played"
+    shutil.copytree(oracle_run / "trajectories", played / "trajectories")
+    shutil.copy(oracle_run / "manifest.json", played / "manifest.json")
+    path = played / "trajectories/vet_clinic/C2-E2/attempt-2.json"
+    saved = json.loads(path.read_text())
+    trajectory = saved["trajectory"]
+    call = next(c for c in trajectory["tool_calls"] if c["name"] == "book_appointment")
+    call["arguments"]["slot_id"] = "S-106"
+    call["raw_arguments"] = json.dumps(call["arguments"])
+    row = next(r for r in trajectory["final_state"]["appointments"] if r["slot_id"] == "S-101")
+    row["slot_id"], row["starts_at"] = "S-106", "2026-05-16T10:00"
+    path.write_text(json.dumps(saved))
+    out = base / "rescored"
+    proc = pytest_run(str(EXAMPLE_TASKS), f"--callm-rescore={played}", f"--callm-out={out}")
+    assert "1 failed, 39 passed" in proc.stdout
+    return out
+
+
+def test_the_page_of_an_oracle_run_shows_every_task_passing(oracle_run):
+    page_path = write_html_report(oracle_run)
+    assert page_path == oracle_run / "report.html"
+    page = page_path.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    for task in sorted(p.name for p in EXAMPLE_TASKS.iterdir() if (p / "task.json").is_file()):
+        assert f'id="vet_clinic-{task}"' in page
+    assert "<b>0</b> failing attempts" in page
+    assert "100.0%" in page and "[100.0, 100.0]" in page  # pass@1, pass^k and their intervals
+    assert 'class="badge fail"' not in page
+    assert page.count('<details class="attempt pass"') == 40
+    assert not re.search(r'<details class="attempt[^>]*open>', page)  # passing attempts collapsed
+    assert page.count("<svg") == 2 * 40  # expected and actual path on the pack's graph, per attempt
+    # Self-contained: nothing loaded from elsewhere, no script.
+    assert not re.search(r"<(script|link|img|iframe)\b", page)
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert not list(oracle_run.glob(".report.html.*"))
+
+
+def test_the_page_of_a_failing_run_shows_the_differing_argument_and_the_changed_row(failing_run):
+    page = write_html_report(failing_run).read_text(encoding="utf-8")
+    assert "rescored the trajectories of" in page
+    assert "<b>1</b> failing attempts" in page
+    # The failing task comes first, and its failing attempt first and open.
+    sections = re.findall(r'<section class="task (\w+)" id="([^"]+)"', page)
+    assert sections[0] == ("failing", "vet_clinic-C2-E2") and all(c == "passing" for c, _ in sections[1:])
+    attempts = re.findall(r'<details class="attempt (\w+)" id="vet_clinic-C2-E2-attempt-(\d)"( open)?>', page)
+    assert attempts[0] == ("fail", "2", " open") and all(a[2] == "" for a in attempts[1:])
+    failing = page.split('id="vet_clinic-C2-E2-attempt-2"')[1].split("</details>\n<details")[0]
+    assert "This attempt fails because tools and final database state did not match." in failing
+    # The tool gate: book_appointment's slot_id differs, highlighted on both sides.
+    assert re.search(r'<tr class="call mismatch"><td><span class="callstate mismatch">mismatch</span></td>\s*'
+                     r'<td class="mono"><b>book_appointment</b>', failing)
+    assert ('<tr class="differs"><td class="param mono">slot_id</td><td class="exp mono"><mark>S-101</mark></td>'
+            '<td class="act mono"><mark>S-106</mark></td>') in failing
+    assert '<td class="param mono">pet_name</td><td class="exp mono">Biscuit</td>' in failing  # equal: not marked
+    # The database gate: the appointment row changed, column by column.
+    assert '<span class="kind changed">changed</span> · <code>appointments</code> · <code>id = 3</code>' in failing
+    assert ('<tr><td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
+            '<td class="db mono differs"><mark>S-106</mark></td></tr>') in failing
+    assert "2026-05-16T10:00" in failing
+    # The handoff gate passed: both paths drawn on the vet clinic's graph.
+    assert failing.count("<svg") == 2 and "reception → appointments" in failing
+
+
+def test_without_the_pack_the_paths_are_listed_as_text(oracle_run, tmp_path):
+    page = render_report(oracle_run, [tmp_path])  # a folder without packs
+    assert "<svg" not in page
+    assert "Handoff graph not drawn: the industry pack was not found." in page
+    assert '<td class="pathtext">appointments</td>' in page
+
+
+def test_everything_from_the_run_is_escaped(oracle_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(oracle_run, run)
+    path = run / "trajectories/vet_clinic/C2-E1/attempt-1.json"
+    saved = json.loads(path.read_text())
+    saved["trajectory"]["transcript"][0]["said"] = "<script>alert('said')</script> & <b>bold</b>"
+    path.write_text(json.dumps(saved))
+    page = render_report(run)
+    assert "<script" not in page and "<b>bold</b>" not in page
+    assert "&lt;script&gt;alert(&#39;said&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_an_unscored_attempt_shows_its_error_and_a_run_without_a_report_still_has_a_page(oracle_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(oracle_run, run)
+    report = json.loads((run / "report.json").read_text())
+    entry = next(a for a in report["attempts"] if a["task_id"] == "C2-M1" and a["attempt"] == 3)
+    entry.update(passed=None, gates={}, error_kind="infrastructure", error="InfrastructureError: the model <timed out>")
+    (run / "report.json").write_text(json.dumps(report))
+    (run / "trajectories/vet_clinic/C2-M1/attempt-3.json").unlink()
+    page = render_report(run)
+    assert '<details class="attempt unscored" id="vet_clinic-C2-M1-attempt-3" open>' in page
+    assert "<b>infrastructure:</b> InfrastructureError: the model &lt;timed out&gt;" in page
+    assert re.findall(r'<section class="task (\w+)" id="([^"]+)"', page)[0] == ("failing", "vet_clinic-C2-M1")
+
+    (run / "report.json").unlink()  # a run killed before its end: the figures come from the trajectories
+    page = render_report(run)
+    assert "There is no report.json (the run did not finish): the figures below come from the 39 saved" in page
+    assert page.count('<details class="attempt pass"') == 39
+
+
+def test_the_command_writes_the_page_or_says_why_not(oracle_run, tmp_path, capsys):
+    out = tmp_path / "page.html"
+    assert main([str(oracle_run), "-o", str(out), "--industries", str(EXAMPLE_PACK.parent)]) == 0
+    assert out.read_text(encoding="utf-8").count("<svg") == 80
+    assert main([str(tmp_path / "empty")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+# --- secrets -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def model_run(pytester, openai_server, monkeypatch) -> Path:
+    """A run of C2-E2 with a configured model whose key comes from $CALLM_TEST_SECRET (the scripted
+    server insists on it), a scripted caller and the default phone line: a run with usage, prices
+    and recognizer errors."""
+    monkeypatch.setenv(SECRET_VAR, SECRET)
+    lines = ["Hi, I'd like to book a check-up for my dog Biscuit.",
+             "It's Dana Whitfield, and my number is five oh three, five five five, oh one four two.",
+             "Yes, the earliest one works.", "Perfect, thank you."]
+    server = openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / "C2-E2" / "task.json", EXAMPLE_PACK.parent,
+                                                      end_call=False),
+                                 caller=ScriptCaller(lines), models=("agent-model", "caller-model"), api_key=SECRET)
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    (pytester.path / "models").mkdir()
+    (pytester.path / "models" / "agent.toml").write_text(
+        f'model = "agent-model"\nbase_url = "{server.base_url}"\napi_key_env = "{SECRET_VAR}"\n\n'
+        "[prices]\ninput = 2.0\ncached_input = 0.5\noutput = 8.0\n")
+    (pytester.path / "models" / "caller.toml").write_text(
+        f'model = "caller-model"\nbase_url = "{server.base_url}"\napi_key_env = "{SECRET_VAR}"\n')
+    out = pytester.path / "run"
+    result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=caller", f"--callm-out={out}",
+                                "-k", "C2-E2")
+    result.assert_outcomes(passed=5)
+    return out
+
+
+def test_no_key_reaches_the_page_or_any_file_of_the_run(model_run):
+    page = write_html_report(model_run).read_text(encoding="utf-8")
+    for path in model_run.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
+    assert f"{SECRET_VAR} (names only)" in page and "api_key_env" in page
+    # What a real call adds to the page: cost, latency, and the line's recognizer errors.
+    assert "median TTFT" in page and re.search(r"<td>cost</td><td>\$0\.\d{4}</td>", page)
+    assert re.search(r'<span class="err">digits dropped: ', page) and "<ins>" in page and "<del>" in page
+
+
+def test_a_key_that_found_its_way_into_the_run_is_struck_from_the_page(model_run):
+    manifest = json.loads((model_run / "manifest.json").read_text())
+    manifest["comparable"]["model_config"]["api_key"] = "sk-another-0123456789"  # as if a config had kept one
+    (model_run / "manifest.json").write_text(json.dumps(manifest))
+    path = model_run / "trajectories/vet_clinic/C2-E2/attempt-1.json"
+    saved = json.loads(path.read_text())
+    saved["trajectory"]["transcript"][0]["said"] = f"My key is {SECRET}."  # as if a model had echoed it
+    path.write_text(json.dumps(saved))
+    page = render_report(model_run)
+    assert SECRET not in page and "sk-another-0123456789" not in page
+    assert "My key is [redacted]." in page and '<td class="mono">[redacted]</td>' in page
+
+
+# --- in a browser --------------------------------------------------------------------------------
+
+def _find_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Headless Chromium from Debian's `chromium` package: installed when missing, where this runs as
+    root with apt-get; skipped, saying why, only where it cannot be installed."""
+    found = _find_chromium()
+    if found:
+        return found
+    if not shutil.which("apt-get"):
+        pytest.skip("Chromium is not installed and apt-get is not available to install it")
+    if os.geteuid() != 0:
+        pytest.skip("Chromium is not installed, and installing it (apt-get install chromium) needs root")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for cmd in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+        except subprocess.TimeoutExpired:
+            pytest.skip(f"Chromium could not be installed: {' '.join(cmd)} timed out")
+        if proc.returncode != 0:
+            pytest.skip(f"Chromium could not be installed: {' '.join(cmd)} failed: "
+                        f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+    found = _find_chromium()
+    if not found:
+        pytest.skip("Chromium could not be installed: apt-get succeeded but no chromium binary is on PATH")
+    return found
+
+
+def browse(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run headless Chromium once, with a fresh profile folder."""
+    return subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize("which", ["oracle", "failing"])
+def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path, tmp_path_factory):
+    run = request.getfixturevalue(f"{which}_run")
+    page = write_html_report(run)
+
+    dom = browse(chromium, tmp_path / "profile-dom", "--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    rendered = dom.stdout
+    assert "<h1>CALLM run report: oracle</h1>" in rendered
+    assert rendered.count("<svg") == 80
+    if which == "failing":
+        # The failing call's differing argument and the changed database row survive the browser's parse,
+        # ... inside the failing attempt, which the page opens (passing attempts stay closed).
+        assert re.search(r'<details class="attempt fail" id="vet_clinic-C2-E2-attempt-2" open(="")?>', rendered)
+        failing = rendered.split('id="vet_clinic-C2-E2-attempt-2"')[1].split('id="vet_clinic-C2-E2-attempt-1"')[0]
+        assert re.search(r'<td class="param mono">slot_id</td><td class="exp mono"><mark>S-101</mark></td>'
+                         r'<td class="act mono"><mark>S-106</mark></td>', failing)
+        assert re.search(r'<span class="kind changed">changed</span> · <code>appointments</code> · '
+                         r'<code>id = 3</code>', failing)
+        assert re.search(r'<td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
+                         r'<td class="db mono differs"><mark>S-106</mark></td>', failing)
+
+    shot = tmp_path_factory.mktemp("html-report-screenshots") / f"{which}.png"
+    result = browse(chromium, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1280,2400",
+                    f"--screenshot={shot}", page.as_uri())
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert shot.is_file() and shot.stat().st_size > 10_000
+    assert png_size(shot) == (1280, 2400)
+    request.node.user_properties.append(("screenshot", str(shot)))
