@@ -7,6 +7,7 @@
                                       fit a phone-line error profile from real calls
     callm compare DIR DIR... [--force]
                                       compare saved runs side by side
+    callm report DIR                  (re)write the HTML report of a run
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         from .compare import main as compare_main
 
         return compare_main(argv[1:])
+    if argv[:1] == ["report"]:
+        from .report_html import main as report_main
+
+        return report_main(argv[1:])
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
+    sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries

@@ -246,6 +246,9 @@ class CallmState:
             "line_rates": realized_rates(turns, profile) if turns else None,
             "attempts": results,
         })
+        from .report_html import write_html_report  # Jinja2 is only needed here
+
+        write_html_report(self.run_dir.path, self.settings.industries)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if not hasattr(self.config, "workerinput") and self.results and self._started:
