@@ -21,6 +21,7 @@ from .pack import Pack
 from .toolkit import SESSION_DDL
 
 CALL_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CALL_ID_HEADER = "X-Call-Id"  # every request that touches a call's state carries its id here
 
 
 def valid_call_id(call_id: str | None) -> bool:

@@ -35,7 +35,6 @@ from .oracle import OracleModel, ScriptedCaller
 from .pack import Pack
 from .task import Task
 from .tools_client import ToolClient
-from .toolserver import ToolServer
 from .trajectory import Trajectory
 from .verify import Verdict, verify
 
@@ -94,7 +93,12 @@ class Runtime:
             if line_config is not None:
                 self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy())
         self._runner = asyncio.Runner()
-        self._server = None if tool_server_url else ToolServer(packs).start()
+        if tool_server_url:
+            self._server = None
+        else:
+            from .toolserver import ToolServer  # FastAPI is imported only by processes that start one
+
+            self._server = ToolServer(packs).start()
         self.tool_server_url = tool_server_url or self._server.url
         self.tools = self._runner.run(self._connect())
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import aiohttp
 
-from .toolserver import CALL_ID_HEADER
+from .calldb import CALL_ID_HEADER
 
 
 class ToolServerError(Exception):

@@ -29,11 +29,10 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from .calldb import CallStore, valid_call_id
+from .calldb import CALL_ID_HEADER, CallStore, valid_call_id
 from .pack import Pack
 from .toolkit import Session, ToolContext, ToolError, envelope
 
-CALL_ID_HEADER = "X-Call-Id"
 
 
 def _reply(status: int, body: dict[str, Any]) -> JSONResponse:
