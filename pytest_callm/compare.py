@@ -421,7 +421,7 @@ def render(runs: list[Run], width: int = 120, color: bool = False, warnings: lis
         c = run.comparable
         rescored = f", rescored from {run.manifest['rescored_from']}" if run.manifest.get("rescored_from") else ""
         console.print(f"  {run.label}: {run.path} (model {run.model}, k = {run.k}, {c.get('attempts', '?')} "
-                      f"attempts per task, line {c.get('line', '?')}{rescored})", soft_wrap=True, markup=False)
+                      f"attempts per task, line {line_name(c.get('line'))}{rescored})", soft_wrap=True, markup=False)
     for note in notes(runs):
         console.print(f"note: {note}", soft_wrap=True, markup=False)
     table = _results_table(runs)
@@ -491,3 +491,10 @@ def main(argv: list[str] | None = None, *, width: int | None = None, color: bool
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def line_name(line) -> str:
+    """The phone line of a run, from its manifest (a spec, or `{spec, profile_sha256, seed}`)."""
+    if isinstance(line, dict):
+        return str(line.get("spec", "?"))
+    return str(line) if line else "?"

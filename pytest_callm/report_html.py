@@ -49,6 +49,7 @@ from typing import Any
 import jinja2
 from markupsafe import escape
 
+from .compare import line_name
 from .normalize import normalize
 from .pack import Pack, PackError, discover_packs, load_pack
 from .rundir import TRAJECTORY_FORMAT, RunDir, pack_hash
@@ -778,7 +779,7 @@ class Builder:
             "run_name": self.run_dir.resolve().name, "run_path": str(self.run_dir.resolve()),
             "created_at": manifest.get("created_at"), "package_version": manifest.get("package_version"),
             "k": report.get("k") or manifest.get("k"), "attempts_per_task": comparable.get("attempts"),
-            "line": comparable.get("line"), "rescored_from": manifest.get("rescored_from"),
+            "line": line_name(comparable.get("line")), "rescored_from": manifest.get("rescored_from"),
             "settings": settings, "key_variables": secret_variables(manifest),
             "hashes": [("tasks", hashes.get("tasks")), ("verifier", hashes.get("verifier")),
                        *((f"pack {n}", h) for n, h in sorted((hashes.get("packs") or {}).items()))],

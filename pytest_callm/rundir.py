@@ -32,7 +32,7 @@ FORMAT = "callm-run/1"
 TRAJECTORY_FORMAT = "callm-trajectory/1"
 REPORT_FORMAT = "callm-report/1"
 PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
-VERIFIER_MODULES = ("verify.py", "normalize.py", "metrics.py")
+VERIFIER_MODULES = ("verify.py", "normalize.py", "metrics.py", "stats.py")  # everything that scores
 
 
 class RunDirError(Exception):
@@ -89,6 +89,17 @@ def verifier_hash() -> str:
     return _digest([(m, (here / m).read_bytes()) for m in VERIFIER_MODULES])
 
 
+def line_identity(spec: str) -> dict[str, Any]:
+    """The phone line as a run used it: its spec, the hash of its profile and the seed of its draws."""
+    from .line import SEED_TAG, is_clean
+    from .line_profile import default_profile_path
+
+    if is_clean(spec):
+        return {"spec": "clean"}
+    path = default_profile_path() if spec.strip() == "default" else Path(spec)
+    return {"spec": spec, "profile_sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "seed": SEED_TAG}
+
+
 def public_config(config) -> dict[str, Any] | None:
     """A model config as the manifest shows it: the key's variable name at most, never a key."""
     if config is None:
@@ -102,7 +113,7 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
         "model": model,
         "model_config": public_config(model_config),
         "caller_config": public_config(caller_config),
-        "line": line,
+        "line": line_identity(line),
         "attempts": attempts,
         "hashes": {
             "tasks": task_set_hash(task_files, root),
@@ -110,7 +121,9 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
             "verifier": verifier_hash(),
         },
     }
-    return {"format": FORMAT, "package_version": __version__, "k": k,
+    from .stats import DEFAULT_SEED
+
+    return {"format": FORMAT, "package_version": __version__, "k": k, "bootstrap_seed": DEFAULT_SEED,
             "created_at": dt.datetime.now().isoformat(timespec="seconds"),
             "task_files": len(task_files), "comparable": comparable}
 
