@@ -772,7 +772,9 @@ class Builder:
         for label, key in (("model under test", "model_config"), ("caller", "caller_config")):
             config = comparable.get(key)
             settings.append({"label": label, "rows": flat_settings(redact(config)) if config else [],
-                             "none": "built in (no config)" if key == "model_config" else "the default caller"})
+                             "none": "built in (no config)" if key == "model_config"
+                             else "none: the oracle replays answer keys" if comparable.get("model") == "oracle"
+                             else "the default caller"})
         line_rates = report.get("line_rates")
         return {
             "model": report.get("model") or comparable.get("model") or "?",
