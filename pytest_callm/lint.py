@@ -7,7 +7,8 @@ For every task:
   the caller says it (customer name, traits, the script in `intent`, scripted responses), an
   earlier expected call returned it, the active agent's prompt fixes it, or the parameter's schema
   does (an enum value, a boolean);
-- its id says its category and difficulty (`C4-H3`: category C4, hard).
+- its id says its category and difficulty (`C4-H3`: category C4, hard);
+- its `alternatives` are other values, not spellings its parameter's kind of value already accepts.
 For every industry whose `pack.json` declares a `suite`: task ids are unique and the category and
 difficulty composition is exactly the declared one.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .lock import find_task_files
-from .normalize import normalize
+from .normalize import alias_fold
 from .oracle import AnswerKeyError, plan_answer_key
 from .pack import Pack, PackError, PackRegistry
 from .runtime import Runtime
@@ -64,11 +65,12 @@ def caller_knowledge(task: Task) -> tuple[list[Any], str]:
     return values, _spoken(" ".join(texts))
 
 
-def _in_text(value: Any, text: str, aliases: dict[str, str] | None) -> bool:
+def _in_text(value: Any, text: str, table: dict[str, str] | None) -> bool:
+    """Whether `text` says `value`, or (for an alias table) any variant of its canonical value."""
     forms = {str(value)}
-    if aliases:
-        canonical = aliases.get(str(value).casefold())
-        forms |= {variant for variant, canon in aliases.items() if canon == canonical}
+    if table:
+        canonical = table.get(alias_fold(value))
+        forms |= {variant for variant, canon in table.items() if canon == canonical}
     return any(f" {_spoken(f)} " in f" {text} " for f in forms if _spoken(f))
 
 
@@ -86,19 +88,38 @@ def check_obtainable(task: Task, pack: Pack, results_before: list[list[Any]]) ->
             if param in spec.free_text:
                 continue
             schema = props.get(param, {})
-            aliases = pack.aliases.get(spec.aliases[param]) if param in spec.aliases else None
-            norm = normalize(expected, aliases)
+            kind = spec.kinds.get(param)
+            table = pack.values.tables.get(kind)
+            norm = pack.values.key(kind, expected)
             if isinstance(expected, bool) or schema.get("type") == "boolean" or expected in schema.get("enum", []):
                 continue
-            if any(normalize(v, aliases) == norm for v in values) or _in_text(expected, said, aliases):
+            if any(pack.values.key(kind, v) == norm for v in values) or _in_text(expected, said, table):
                 continue
-            if any(normalize(v, aliases) == norm for v in results_before[i]):
+            if any(pack.values.key(kind, v) == norm for v in results_before[i]):
                 continue
-            if _in_text(expected, prompt, aliases):
+            if _in_text(expected, prompt, table):
                 continue
             problems.append(Problem(task.path, f"$.exp_tool_calls[{i}].parameters.{param}",
                                     f"{expected!r} is not said by the caller, returned by an earlier expected call, "
                                     f"fixed by the {agent_of[i]} prompt, or an enum value"))
+    return problems
+
+
+def check_alternatives(task: Task, pack: Pack) -> list[Problem]:
+    """Alternatives are other acceptable values (another slot), never spellings of the expected one:
+    an alternative that the parameter's kind of value already equates with it is flagged."""
+    problems = []
+    for i, call in enumerate(task.exp_tool_calls):
+        spec = pack.tools[call.name]
+        for param, alternatives in call.alternatives.items():
+            kind = spec.kinds.get(param)
+            expected = call.parameters.get(param)
+            for j, alt in enumerate(alternatives):
+                if expected is not None and pack.values.same(kind, expected, alt):
+                    how = f"as a {kind} value" if kind else "once normalized"
+                    problems.append(Problem(
+                        task.path, f"$.exp_tool_calls[{i}].alternatives.{param}[{j}]",
+                        f"{alt!r} already equals {expected!r} {how}; drop it (alternatives are for other values)"))
     return problems
 
 
@@ -160,6 +181,7 @@ def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True) 
         try:
             for task, pack in loaded:
                 problems.extend(check_id(task))
+                problems.extend(check_alternatives(task, pack))
                 try:
                     trajectory = runtime.play(task, pack, attempt=1)
                 except AnswerKeyError as e:

@@ -1,15 +1,33 @@
-"""Value normalization shared by the tool gate and the database gate (DESIGN §7).
+"""Value normalization shared by the verifier's gates AND the packs' tool logic (DESIGN §7).
 
-Two values are equal when their normal forms are: case and inner whitespace never matter, phone
-numbers compare as digits (the paper's rule: `206-555-0220` equals `2065550220`), so does any whole
-number of seven or more digits; other numbers compare by value, "true"/"false" as booleans (never
-equal to 1 or 0), and a pack alias table maps every variant to its canonical value. Date-times
-compare to the minute.
+Two values are the same when their normal forms are equal. A pack declares, per tool parameter
+(`tools.json` scoring `kinds`) and per compared column (`pack.json` compared table `kinds`), which
+kind of value it holds; each kind has one function here, and a pack's `tools.py` imports the same
+functions for its own matching, so a value the tool treats as the same party is the same party to
+the verifier. A value with no declared kind goes through `normalize`, the general rule.
+
+Kinds:
+- `organization` case, punctuation, "&"/"and", a leading "the" and corporate suffixes (Inc., LLC...)
+- `person`       case, punctuation and honorifics (Mr., Dr., Attorney...)
+- `party`        either of the above: a person or an organization on the other side of a matter
+- `identifier`   letters and digits only, case-folded: "hr 24 0117" is "HR-24-0117"
+- `phone`        digits only, a leading 1 of an eleven-digit North American number dropped
+- `date`         ISO calendar dates; a date-time is cut to its date
+- `money`        amounts to the cent: "$1,250" is 1250.00
+- `email`        case, spaces, and the spoken "at" / "dot"
+- any other name is an alias table of the pack (`pack.json` aliases): every variant maps to its
+  canonical value; variants are matched after folding case, punctuation and a leading title.
+
+What normalization never forgives is a different value: "Harbor Lane Industries" is not
+"Harborline Industries", and a misheard digit is a different number.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]*")
@@ -17,8 +35,24 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ISO_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 
+# Words that name the form of a company, not the company.
+CORPORATE_SUFFIXES = frozenset({
+    "inc", "incorporated", "llc", "llp", "lp", "ltd", "limited", "co", "corp", "corporation", "company",
+    "plc", "pllc", "pc", "pa", "gmbh",
+})
+# Words in front of a name that are not part of it.
+HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "attorney", "sir"})
 
-def normalize(value: Any, aliases: dict[str, str] | None = None) -> Any:
+
+# --- the general rule --------------------------------------------------------------------------
+
+def normalize(value: Any) -> Any:
+    """The general rule, for values without a declared kind.
+
+    Case and inner whitespace never matter; phone-like numbers of seven or more digits compare as
+    digits (the paper: `206-555-0220` equals `2065550220`); other numbers by value; "true"/"false" as
+    booleans (never equal to 1 or 0); date-times to the minute.
+    """
     if value is None:
         return None
     if isinstance(value, bool):
@@ -28,19 +62,17 @@ def normalize(value: Any, aliases: dict[str, str] | None = None) -> Any:
             return str(int(value))  # long numbers compare as digit strings, like phone numbers
         return float(value)
     if isinstance(value, (list, tuple)):
-        return tuple(normalize(v, aliases) for v in value)
+        return tuple(normalize(v) for v in value)
     if isinstance(value, dict):
-        return tuple(sorted((k, normalize(v, aliases)) for k, v in value.items()))
+        return tuple(sorted((k, normalize(v)) for k, v in value.items()))
     text = " ".join(str(value).split()).casefold()
-    if aliases and text in aliases:
-        return ("alias", aliases[text].casefold())
     if text in ("true", "false"):
         return ("bool", text == "true")
     if _ISO_DATE.fullmatch(text):
         return text
-    dt = _ISO_DATETIME.fullmatch(text.upper())
-    if dt:
-        return f"{dt.group(1)}T{dt.group(2)}"
+    dt_match = _ISO_DATETIME.fullmatch(text.upper())
+    if dt_match:
+        return f"{dt_match.group(1)}T{dt_match.group(2)}"
     if _NUMBER.fullmatch(text) and "." in text:
         return float(text)
     if _PHONE.fullmatch(text) and sum(c.isdigit() for c in text) >= 7:
@@ -50,5 +82,131 @@ def normalize(value: Any, aliases: dict[str, str] | None = None) -> Any:
     return text
 
 
-def same(expected: Any, actual: Any, aliases: dict[str, str] | None = None) -> bool:
-    return normalize(expected, aliases) == normalize(actual, aliases)
+def same(expected: Any, actual: Any) -> bool:
+    return normalize(expected) == normalize(actual)
+
+
+# --- one function per kind of value ------------------------------------------------------------
+
+def words(text: str) -> list[str]:
+    """Lower-case words, punctuation dropped ("O'Neil" stays one word, "Smith-Jones" two)."""
+    text = str(text).casefold().replace("&", " and ").replace("'", "").replace("\u2019", "")
+    return re.sub(r"[^\w\s]|_", " ", text).split()
+
+
+def _drop_titles(ws: list[str]) -> list[str]:
+    # Only leading titles, and never the last word: "Ms" alone is Mississippi, not a title.
+    while len(ws) > 1 and ws[0] in HONORIFICS:
+        ws = ws[1:]
+    return ws
+
+
+def person(text: str) -> str:
+    """"Dr. Evelyn Sato" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
+    return " ".join(_drop_titles(words(text)))
+
+
+def organization(text: str) -> str:
+    """"The Harborline Industries, Inc." -> "harborline industries"."""
+    ws = words(text)
+    if len(ws) > 1 and ws[0] == "the":
+        ws = ws[1:]
+    while len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
+        ws = ws[:-1]
+    return " ".join(ws)
+
+
+def party(text: str) -> str:
+    """A person or an organization: titles in front and corporate suffixes behind both go."""
+    return organization(" ".join(_drop_titles(words(text))))
+
+
+def identifier(text: str) -> str:
+    """Case numbers, codes, member ids: "hr 24 0117" -> "HR240117"."""
+    return re.sub(r"[^0-9A-Z]", "", str(text).upper())
+
+
+def phone(text: str) -> str:
+    """Digits only; "+1 (206) 555-0220" -> "2065550220"."""
+    digits = re.sub(r"\D", "", str(text))
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    return digits
+
+
+def date(text: str) -> str:
+    """An ISO calendar date; a date-time counts by its day. Anything else stays as folded text."""
+    raw = str(text).strip()
+    try:
+        return dt.date.fromisoformat(raw[:10]).isoformat() if len(raw) >= 10 else raw.casefold()
+    except ValueError:
+        return " ".join(raw.casefold().split())
+
+
+def money(value: Any) -> str:
+    """An amount to the cent: "$1,250", 1250 and "1250.00" are all "1250.00"."""
+    raw = re.sub(r"[\s,$]|usd|dollars?", "", str(value).casefold())
+    try:
+        return str(Decimal(raw).quantize(Decimal("0.01")))
+    except InvalidOperation:
+        return str(value).casefold().strip()
+
+
+_SPOKEN_EMAIL = [(re.compile(r"\s+at\s+"), "@"), (re.compile(r"\s+dot\s+"), "."),
+                 (re.compile(r"\s+(underscore)\s+"), "_"), (re.compile(r"\s+(dash|hyphen)\s+"), "-")]
+
+
+def email(text: str) -> str:
+    """"Clara dot Whitman at example dot com" -> "clara.whitman@example.com"."""
+    out = f" {str(text).casefold().strip()} "
+    for pattern, symbol in _SPOKEN_EMAIL:
+        out = pattern.sub(symbol, out)
+    return re.sub(r"\s+", "", out)
+
+
+KINDS: dict[str, Callable[[Any], Any]] = {
+    "organization": organization, "person": person, "party": party, "identifier": identifier,
+    "phone": phone, "date": date, "money": money, "email": email,
+}
+
+
+def alias_fold(text: Any) -> str:
+    """How an alias table matches a variant: case, punctuation and a leading title do not matter."""
+    return " ".join(_drop_titles(words(str(text))))
+
+
+class ValueKinds:
+    """A pack's kinds: the built-in normalizers plus its alias tables, for the verifier and the tools.
+
+    `alias_tables` maps table name -> {canonical: [variants]} as written in `pack.json`.
+    """
+
+    def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None):
+        self.tables: dict[str, dict[str, str]] = {}
+        for table, mapping in (alias_tables or {}).items():
+            folded: dict[str, str] = {}
+            for canon, variants in mapping.items():
+                for variant in [canon, *variants]:
+                    folded[alias_fold(variant)] = canon
+            self.tables[table] = folded
+
+    def known(self, kind: str) -> bool:
+        return kind in KINDS or kind in self.tables
+
+    def canonical(self, table: str, value: Any) -> str | None:
+        """The canonical value an alias table gives `value`, or None when it lists no such variant."""
+        return self.tables[table].get(alias_fold(value))
+
+    def key(self, kind: str | None, value: Any) -> Any:
+        """The normal form of `value` read as `kind` (None: the general rule)."""
+        if value is None or kind is None or isinstance(value, (bool, list, tuple, dict)):
+            return normalize(value)
+        if kind in KINDS:
+            if isinstance(value, (int, float)) and kind not in ("money", "phone", "identifier"):
+                return normalize(value)
+            return (kind, KINDS[kind](value))
+        canon = self.canonical(kind, value)
+        return ("alias", canon) if canon is not None else ("alias?", alias_fold(value))
+
+    def same(self, kind: str | None, expected: Any, actual: Any) -> bool:
+        return self.key(kind, expected) == self.key(kind, actual)

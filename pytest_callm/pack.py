@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 
+from .normalize import KINDS, ValueKinds
 from .toolkit import ToolRegistry
 
 BLUEPRINT = "agent_blueprint.json"
@@ -49,7 +50,7 @@ class ToolSpec:
     kind: str  # "industry" (tool server), "handoff" (switch agent) or "session" (end_call)
     schema: dict[str, Any]  # the OpenAI function tool, exactly as sent to the model
     free_text: frozenset[str]  # parameters never compared
-    aliases: dict[str, str]  # parameter -> alias table in pack.json
+    kinds: dict[str, str]  # parameter -> kind of value (normalize.KINDS or an alias table of pack.json)
     handoff_target: str | None = None
     ends_call: bool = False
 
@@ -70,6 +71,7 @@ class ComparedTable:
     name: str
     exclude_columns: frozenset[str]
     key: str | None  # column used to pair rows when reporting a changed row
+    kinds: dict[str, str] = field(default_factory=dict)  # column -> kind of value
 
 
 @dataclass
@@ -83,12 +85,14 @@ class Pack:
     agents: dict[str, Agent]
     tools: dict[str, ToolSpec]
     compared_tables: dict[str, ComparedTable]
-    aliases: dict[str, dict[str, str]]  # alias table -> {variant (casefolded): canonical}
+    values: ValueKinds  # the kinds of value and alias tables, shared by the verifier and tools.py
     now: dt.datetime
     schema_sql: str
     seed_sql: str
     registry: ToolRegistry
     suite: dict[str, Any] | None = None  # the locked suite's composition, for the linter
+    # Tools every task must require or forbid, never leave optional (healthcare's text messages).
+    required_or_forbidden: frozenset[str] = frozenset()
     validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
 
     def owner_agents(self, tool: str) -> list[str]:
@@ -271,12 +275,7 @@ def load_pack(pack_dir: Path) -> Pack:
     if entry is not None and entry not in agents:
         problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
 
-    alias_tables: dict[str, dict[str, str]] = {}
-    for table, mapping in meta.get("aliases", {}).items():
-        alias_tables[table] = {}
-        for canonical, variants in mapping.items():
-            for v in [canonical, *variants]:
-                alias_tables[table][str(v).casefold()] = canonical
+    values = ValueKinds(meta.get("aliases", {}))
     ends_call = set(meta.get("ends_call") or [])
 
     tools: dict[str, ToolSpec] = {}
@@ -294,14 +293,15 @@ def load_pack(pack_dir: Path) -> Pack:
                 problems.append(f"tool {tool_name!r} is declared in tools.json but {what} is not implemented in tools.py")
         props = (schema["function"].get("parameters") or {}).get("properties") or {}
         free_text = frozenset(scoring.get("free_text", []))
-        aliases = dict(scoring.get("aliases", {}))
-        for p in [*free_text, *aliases]:
+        kinds = dict(scoring.get("kinds", {}))
+        for p in [*free_text, *kinds]:
             if p not in props:
                 problems.append(f"tools.json: scoring of {tool_name!r} names parameter {p!r}, which the tool does not have")
-        for p, table in aliases.items():
-            if table not in alias_tables:
-                problems.append(f"tools.json: {tool_name}.{p} uses alias table {table!r}, not defined in pack.json")
-        tools[tool_name] = ToolSpec(tool_name, kind, schema, free_text, aliases, target if kind == "handoff" else None,
+        for p, value_kind in kinds.items():
+            if not values.known(value_kind):
+                problems.append(f"tools.json: {tool_name}.{p} has kind {value_kind!r}, neither a kind of value "
+                                f"({', '.join(KINDS)}) nor an alias table of pack.json")
+        tools[tool_name] = ToolSpec(tool_name, kind, schema, free_text, kinds, target if kind == "handoff" else None,
                                     tool_name in ends_call or kind == "session")
     for t in sorted(ends_call - set(tools)):
         problems.append(f"pack.json: ends_call names {t!r}, which tools.json does not declare")
@@ -336,10 +336,19 @@ def load_pack(pack_dir: Path) -> Pack:
             continue
         excluded = frozenset(spec.get("exclude_columns", []))
         key = spec.get("key", "id" if columns and "id" in columns.get(table, ()) else None)
-        for col in sorted(excluded | ({key} if key else set())):
+        column_kinds = dict(spec.get("kinds", {}))
+        for col in sorted(excluded | ({key} if key else set()) | set(column_kinds)):
             if columns is not None and col not in columns[table]:
                 problems.append(f"pack.json: {table}.{col} is not a column of {table}")
-        compared[table] = ComparedTable(table, excluded, key)
+        for col, value_kind in column_kinds.items():
+            if not values.known(value_kind):
+                problems.append(f"pack.json: {table}.{col} has kind {value_kind!r}, neither a kind of value "
+                                f"({', '.join(KINDS)}) nor an alias table of pack.json")
+        compared[table] = ComparedTable(table, excluded, key, column_kinds)
+
+    required_or_forbidden = frozenset(meta.get("required_or_forbidden") or [])
+    for t in sorted(required_or_forbidden - set(tools)):
+        problems.append(f"pack.json: required_or_forbidden names {t!r}, which tools.json does not declare")
 
     now = _parse_clock(meta["clock"], problems)
     for agent in list(agents.values()):
@@ -359,8 +368,9 @@ def load_pack(pack_dir: Path) -> Pack:
     return Pack(
         name=name, root=pack_dir, company=blueprint["company"], persona=blueprint.get("persona", ""),
         greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
-        compared_tables=compared, aliases=alias_tables, now=now, schema_sql=schema_sql,
-        seed_sql=seed_sql, registry=registry, suite=meta.get("suite"), validators=validators,
+        compared_tables=compared, values=values, now=now, schema_sql=schema_sql,
+        seed_sql=seed_sql, registry=registry, suite=meta.get("suite"),
+        required_or_forbidden=required_or_forbidden, validators=validators,
     )
 
 

@@ -140,9 +140,21 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
         for key in call.get("alternatives") or {}:
             if key not in props:
                 problems.append(f"$.exp_tool_calls[{i}].alternatives.{key}: {spec.name} has no parameter {key!r}")
-    for i, name in enumerate(data.get("forbidden_tools", [])):
+    forbidden = data.get("forbidden_tools", [])
+    for i, name in enumerate(forbidden):
         if name not in pack.tools:
             problems.append(f"$.forbidden_tools[{i}]: unknown tool {name!r} of pack {pack.name!r}")
+        elif name not in pack.required_or_forbidden:
+            declared = ", ".join(sorted(pack.required_or_forbidden)) or "none"
+            problems.append(f"$.forbidden_tools[{i}]: {name!r} may not be forbidden: extra calls are allowed, except "
+                            f"of the tools pack {pack.name!r} declares required_or_forbidden ({declared})")
+    required = {c["name"] for c in data["exp_tool_calls"]}
+    for name in sorted(pack.required_or_forbidden):
+        if name in required and name in forbidden:
+            problems.append(f"$.forbidden_tools: {name!r} is both required by exp_tool_calls and forbidden")
+        elif name not in required and name not in forbidden:
+            problems.append(f"$.forbidden_tools: pack {pack.name!r} declares {name!r} required_or_forbidden: "
+                            "require it in exp_tool_calls or list it here")
     state = data.get("exp_db_state")
     if state is not None:
         for table in state:

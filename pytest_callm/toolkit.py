@@ -25,8 +25,10 @@ import datetime as _dt
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .normalize import ValueKinds
 
 # Every call database gets this table: gating state (identity verified, holds, tokens) lives in the
 # call's own file, so it shows in state dumps and survives a server restart.
@@ -35,13 +37,19 @@ SESSION_DDL = f"CREATE TABLE IF NOT EXISTS {SESSION_TABLE} (key TEXT PRIMARY KEY
 
 
 class ToolError(Exception):
-    """A business-rule refusal: becomes `{"ok": false, "error_code": code, ...}` and rolls back."""
+    """A business-rule refusal: becomes `{"ok": false, "error_code": code, ...}` and rolls back.
 
-    def __init__(self, error_code: str, caller_safe_message: str | None = None, data: Any = None):
+    `keep_writes=True` keeps what the tool wrote before refusing, for refusals that must leave a
+    trace: a failed identity check that counts towards a lockout.
+    """
+
+    def __init__(self, error_code: str, caller_safe_message: str | None = None, data: Any = None,
+                 *, keep_writes: bool = False):
         super().__init__(f"{error_code}: {caller_safe_message or ''}")
         self.error_code = error_code
         self.caller_safe_message = caller_safe_message
         self.data = data
+        self.keep_writes = keep_writes
 
 
 def envelope(ok: bool, data: Any = None, error_code: str | None = None,
@@ -97,6 +105,8 @@ class ToolContext:
     session: Session
     call_id: str
     now: _dt.datetime  # the pack's fixed clock: every call sees the same "now"
+    # The pack's alias tables (`ctx.values.canonical("state", "Wash.")`), the same the verifier uses.
+    values: ValueKinds = field(default_factory=ValueKinds)
 
     @property
     def today(self) -> _dt.date:

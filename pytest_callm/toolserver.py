@@ -53,11 +53,11 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
     fn = pack.registry.get(name)
     db = store.connection(call_id)
     db.execute("BEGIN IMMEDIATE")
-    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now)
+    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values)
     try:
         data = fn(ctx, **arguments)
     except ToolError as e:
-        db.execute("ROLLBACK")
+        db.execute("COMMIT" if e.keep_writes else "ROLLBACK")
         return envelope(False, e.data, e.error_code, e.caller_safe_message)
     except BaseException:
         db.execute("ROLLBACK")

@@ -1,14 +1,15 @@
 """The deterministic verifier (DESIGN §7): three gates over one trajectory, no model call.
 
 1. tools    every expected call matches a distinct executed call of the same name, with equal
-            constrained arguments (after normalization) and the expected result status; no call
-            of a forbidden tool ran.
+            constrained arguments (each normalized as the kind of value the pack declares) and the
+            expected result status. Extra calls are allowed (the paper's rule), except of a tool the
+            pack declares required-or-forbidden that the task forbids.
 2. handoff  the expected agents appear, in order, as a subsequence of the actual handoffs.
 3. database the compared tables at hang-up equal the expected state (excluded columns dropped,
             rows as multisets).
 
-A call passes only when all three pass. Every rule about which parameter is free text, which alias
-table applies and which tables and columns count comes from the pack, never from here.
+A call passes only when all three pass. Every rule about which parameter is free text, which kind of
+value it holds and which tables and columns count comes from the pack, never from here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .normalize import normalize
+from .normalize import ValueKinds
 from .pack import Pack
 from .task import ExpectedCall, Task
 from .trajectory import ToolCallRecord, Trajectory
@@ -81,11 +82,11 @@ def _arg_mismatches(exp: ExpectedCall, actual: ToolCallRecord, pack: Pack) -> li
     for param, expected in exp.parameters.items():
         if param in spec.free_text:
             continue
-        aliases = pack.aliases.get(spec.aliases[param]) if param in spec.aliases else None
+        kind = spec.kinds.get(param)
         accepted = [expected, *exp.alternatives.get(param, [])]
         if param not in args:
             out.append(f"{param}: expected {expected!r}, argument missing")
-        elif not any(normalize(a, aliases) == normalize(args[param], aliases) for a in accepted):
+        elif not any(pack.values.same(kind, a, args[param]) for a in accepted):
             alt = f" (or {', '.join(map(repr, accepted[1:]))})" if len(accepted) > 1 else ""
             out.append(f"{param}: expected {expected!r}{alt}, got {args[param]!r}")
     if exp.status is not None and actual.status != exp.status:
@@ -145,11 +146,19 @@ def check_tools(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         problems.append(f"mismatched call: {exp.describe()}")
         problems.append(f"  actual #{closest.index}: {closest.name}({_fmt_args(closest.arguments)}) -> {closest.status}")
         problems.extend(f"    {d}" for d in diffs)
-    forbidden = [c for c in executed if c.name in task.forbidden_tools]
-    for c in forbidden:
-        problems.append(f"forbidden call: #{c.index} {c.name}({_fmt_args(c.arguments)}) -> {c.status}")
+    # The paper's one exception to "extra calls are allowed": a tool the pack declares
+    # required-or-forbidden (healthcare's text messages) does only what the task requires. Trying a
+    # forbidden one fails even when the tool refuses; beside a required one, a failed try is fine
+    # (a retry after a bad number), a second successful call is not.
+    unrequested = [c for j, c in enumerate(executed)
+                   if c.name in pack.required_or_forbidden and j not in used
+                   and (c.name in task.forbidden_tools or c.status == "ok")]
+    for c in unrequested:
+        what = "forbidden call" if c.name in task.forbidden_tools else "unrequested call"
+        problems.append(f"{what}: #{c.index} {c.name}({_fmt_args(c.arguments)}) -> {c.status} "
+                        f"({c.name} is required or forbidden by every task of the {pack.name} pack)")
     return GateResult("tools", not problems, problems,
-                      {"calls": calls, "forbidden": [c.index for c in forbidden]})
+                      {"calls": calls, "forbidden": [c.index for c in unrequested]})
 
 
 # --- handoff -----------------------------------------------------------------------------------
@@ -177,8 +186,8 @@ def visible_row(row: dict[str, Any], excluded) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in excluded}
 
 
-def _row_key(row: dict[str, Any]) -> tuple:
-    return tuple(sorted((k, normalize(v)) for k, v in row.items()))
+def _row_key(row: dict[str, Any], values: ValueKinds, kinds: dict[str, str]) -> tuple:
+    return tuple(sorted((k, values.key(kinds.get(k), v)) for k, v in row.items()))
 
 
 def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
@@ -190,23 +199,29 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         act_rows = [visible_row(r, table.exclude_columns) for r in traj.final_state.get(name, [])]
         if exp_rows == act_rows:  # the common case: same rows, same order, no normalizing needed
             continue
-        exp_count, act_count = Counter(map(_row_key, exp_rows)), Counter(map(_row_key, act_rows))
+        def row_key(row: dict[str, Any]) -> tuple:
+            return _row_key(row, pack.values, table.kinds)
+
+        def cell(column: str, value: Any) -> Any:
+            return pack.values.key(table.kinds.get(column), value)
+
+        exp_count, act_count = Counter(map(row_key, exp_rows)), Counter(map(row_key, act_rows))
         missing_keys, extra_keys = exp_count - act_count, act_count - exp_count
         if not missing_keys and not extra_keys:
             continue
-        missing = _take(exp_rows, missing_keys)
-        extra = _take(act_rows, extra_keys)
+        missing = _take(exp_rows, missing_keys, row_key)
+        extra = _take(act_rows, extra_keys, row_key)
         changed = []
         if table.key:
-            by_key = {normalize(r.get(table.key)): r for r in extra if table.key in r}
+            by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key in r}
             for row in list(missing):
-                other = by_key.pop(normalize(row.get(table.key)), None) if table.key in row else None
+                other = by_key.pop(cell(table.key, row.get(table.key)), None) if table.key in row else None
                 if other is None:
                     continue
                 missing.remove(row)
                 extra.remove(other)
                 cols = {c: [row.get(c), other.get(c)] for c in sorted(set(row) | set(other))
-                        if normalize(row.get(c)) != normalize(other.get(c))}
+                        if cell(c, row.get(c)) != cell(c, other.get(c))}
                 changed.append({"key": {table.key: row[table.key]}, "columns": cols})
         tables[name] = {"missing": missing, "extra": extra, "changed": changed}
         for row in missing:
@@ -220,11 +235,11 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
     return GateResult("database", not problems, problems, {"tables": tables})
 
 
-def _take(rows: list[dict[str, Any]], wanted: Counter) -> list[dict[str, Any]]:
+def _take(rows: list[dict[str, Any]], wanted: Counter, row_key) -> list[dict[str, Any]]:
     wanted = Counter(wanted)
     out = []
     for r in rows:
-        k = _row_key(r)
+        k = row_key(r)
         if wanted[k] > 0:
             wanted[k] -= 1
             out.append(r)

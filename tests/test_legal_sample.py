@@ -88,3 +88,81 @@ def test_the_sample_pages_failing_call_fails_only_on_the_misheard_date(legal):
     assert "add_intake_note" not in tools  # the note is free text
     assert verdict.database.problems == [
         "intakes: row id=5 differs: incident_date: expected '2026-04-05', got '2026-05-05'"]
+
+
+# --- how a value is written never matters; a different value always does ------------------------
+
+def _written_differently(plan):
+    for call in plan:
+        if call.name == "lookup_caller":
+            call.arguments["phone"] = "(206) 555-0220"
+            call.arguments["full_name"] = "Ms. Clara Whitman"
+        if call.name == "check_conflict":
+            call.arguments["opposing_party"] = "Harborline Industries, Inc."
+        if "state" in call.arguments:
+            call.arguments["state"] = "Washington"
+    return plan
+
+
+def test_the_sample_passes_however_its_values_are_written(legal):
+    task, pack, url = legal
+    trajectory = play(ScriptedModel(_written_differently(plan_answer_key(task, pack))), pack, url)
+    intake = trajectory.final_state["intakes"][-1]
+    assert intake["opposing_party"] == "Harborline Industries, Inc."  # the row keeps what the agent wrote
+    assert intake["caller_phone"] == "2065550220" and intake["state"] == "WA"
+    verdict = verify(task, pack, trajectory)
+    assert verdict.passed, verdict.explain()
+
+
+def test_a_misheard_party_fails_the_tool_and_database_gates(legal):
+    task, pack, url = legal
+    plan = _written_differently(plan_answer_key(task, pack))
+    next(c for c in plan if c.name == "check_conflict").arguments["opposing_party"] = "Harbor Lane Industries"
+    verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert "opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'" in verdict.explain()
+    assert verdict.database.problems == [
+        "intakes: row id=5 differs: opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'"]
+
+
+def test_a_wrong_incident_date_fails_however_the_rest_is_written(legal):
+    task, pack, url = legal
+    plan = _written_differently(plan_answer_key(task, pack))
+    for call in plan:
+        if "incident_date" in call.arguments:
+            call.arguments["incident_date"] = "2026-04-06"
+    verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert "incident_date: expected '2026-04-05', got '2026-04-06'" in verdict.explain()
+
+
+@pytest.fixture(scope="module")
+def status_task():
+    packs = PackRegistry([REPO / "industries"])
+    _, task, pack = load_task(REPO / "tasks" / "legal" / "C5-E1" / "task.json", packs)
+    return task, pack
+
+
+@pytest.mark.parametrize("spoken", ["hr 24 0117", "HR240117", "H R 24-0117"])
+def test_a_matter_number_passes_however_it_is_written(legal, status_task, spoken):
+    task, pack = status_task
+    plan = plan_answer_key(task, pack)
+    for call in plan:
+        if "matter_number" in call.arguments:
+            call.arguments["matter_number"] = spoken
+    trajectory = play(ScriptedModel(plan), pack, legal[2])
+    verdict = verify(task, pack, trajectory)
+    assert verdict.passed, verdict.explain()
+
+
+def test_a_wrong_matter_number_fails_the_tool_gate(legal, status_task):
+    task, pack = status_task
+    plan = plan_answer_key(task, pack)
+    for call in plan:
+        if "matter_number" in call.arguments:
+            call.arguments["matter_number"] = "HR-24-0171"
+            call.expected_status = None
+    trajectory = play(ScriptedModel(plan), pack, legal[2])
+    verdict = verify(task, pack, trajectory)
+    assert not verdict.tools.passed
+    assert "matter_number: expected 'HR-24-0117', got 'HR-24-0171'" in verdict.explain()

@@ -344,3 +344,60 @@ def test_a_conflict_found_in_a_call_stays_for_the_rest_of_it(call):
     assert call.ok("check_conflict", opposing_party="Harborline Industries")["status"] == "clear"
     assert call.tool("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05",
                      summary="x")["error_code"] == "conflict_not_clear"
+
+
+def test_verification_stops_after_two_failed_tries(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="3125550148")
+    for wrong in ("HR-24-0171", "HR-24-0711"):
+        assert call.tool("verify_client", full_name="Marisol Vega", matter_number=wrong)["error_code"] == \
+            "client_not_verified"
+    third = call.tool("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
+    assert third["error_code"] == "verification_limit_reached"  # even with the right number now
+    assert call.tool("get_matter_status", matter_number="HR-24-0117")["error_code"] == "not_verified"
+
+
+def test_one_failed_try_still_leaves_the_second(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="3125550148")
+    assert not call.tool("verify_client", full_name="Marisol Vega", matter_number="HR-24-0171")["ok"]
+    assert call.ok("verify_client", full_name="Ms. Marisol Vega", matter_number="hr 24 0117")["verified"]
+
+
+def test_staff_are_found_by_the_names_callers_use(call):
+    call.ok("lookup_caller", **CLARA)
+    for said in ("Nina Patel", "Ms. Patel", "nina", "Attorney Nina Patel"):
+        assert call.ok("take_message", recipient_name=said, callback_phone="2065550220", message="x",
+                       urgent=False)["recipient"] == "Nina Patel"
+    assert call.tool("take_message", recipient_name="Ms. Kim Patel", callback_phone="2065550220", message="x",
+                     urgent=False)["error_code"] == "unknown_recipient"
+
+
+# Every caller-safe message is one the prompts let the agent read out: none says the firm does not
+# handle a matter, is not licensed, cannot take it, or that a booking belongs to someone else.
+FORBIDDEN_WORDS = ("not a practice area", "handle", "not licensed", "cannot take", "not able to take",
+                   "someone else", "belongs to", "conflict", "represent")
+
+
+def _refusals(call):
+    call.ok("lookup_caller", **CLARA)
+    yield call.tool("calculate_filing_deadline", state="OR", practice_area="employment", incident_date="2026-01-01")
+    yield call.tool("calculate_filing_deadline", state="WA", practice_area="family_law", incident_date="2026-01-01")
+    yield call.tool("find_evaluation_slots", practice_area="family_law")
+    call.ok("check_conflict", opposing_party="Marlow Freight Lines")
+    yield call.tool("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05", summary="x")
+
+
+def test_caller_safe_messages_say_nothing_the_prompts_forbid(call):
+    messages = [r["caller_safe_message"] for r in _refusals(call)]
+    assert all(messages) and len(messages) == 4
+    for message in messages:
+        assert not any(word in message.casefold() for word in FORBIDDEN_WORDS), message
+
+
+def test_another_callers_token_reads_like_an_unknown_one(call):
+    call.ok("lookup_caller", full_name="Priya Raman", phone="206-555-0173")
+    token = call.ok("find_my_evaluations")["evaluations"][0]["cancel_token"]
+    call.ok("lookup_caller", full_name="Owen Fairbanks", phone="512-555-0190")  # same call, other caller
+    theirs = call.tool("cancel_evaluation", cancel_token=token)
+    unknown = call.tool("cancel_evaluation", cancel_token="CXL-000000")
+    assert theirs["error_code"] == "token_not_yours"  # the agent may know; the caller hears nothing more
+    assert theirs["caller_safe_message"] == unknown["caller_safe_message"]

@@ -99,3 +99,27 @@ def test_the_callm_command_fits_a_line_profile(tmp_path, capsys):
     assert main(["fit-line-profile", str(pairs), "-o", str(tmp_path / "profile.json")]) == 0
     assert "fitted 40 turns" in capsys.readouterr().out
     assert json.loads((tmp_path / "profile.json").read_text())["format"] == "callm-line-profile/1"
+
+
+def test_an_alternative_the_kind_of_value_already_accepts_is_flagged(tmp_path):
+    root = copy_project(tmp_path, ["C2-E2"])
+    # verify_owner's phone is a `phone` value: "(503) 555-0142"-style spellings need no listing,
+    # while another slot (a real alternative) is fine.
+    def spell(d):
+        d["exp_tool_calls"][1]["alternatives"] = {"phone": ["(" + d["exp_tool_calls"][1]["parameters"]["phone"][:3]
+                                                            + ") " + d["exp_tool_calls"][1]["parameters"]["phone"][3:]]}
+        d["exp_tool_calls"][3]["alternatives"] = {"slot_id": ["S-102"]}
+    edit(root / "tasks/vet_clinic/C2-E2/task.json", spell)
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert len(problems) == 1, [str(p) for p in problems]
+    assert problems[0].where == "$.exp_tool_calls[1].alternatives.phone[0]"
+    assert "as a phone value; drop it (alternatives are for other values)" in problems[0].message
+
+
+def test_a_required_or_forbidden_tool_left_optional_fails_the_linter(tmp_path):
+    root = copy_project(tmp_path, ["C2-E1"])
+    edit(root / "tasks/vet_clinic/C2-E1/task.json", lambda d: d.pop("forbidden_tools"))
+    problems, _ = lint([root / "tasks"], [root / "industries"])
+    assert [(p.where, p.message) for p in problems] == [
+        ("$.forbidden_tools", "pack 'vet_clinic' declares 'send_records' required_or_forbidden: require it in "
+                              "exp_tool_calls or list it here")]

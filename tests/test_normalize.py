@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.normalize import normalize, same
-
-WEEKDAY = {"sat": "saturday", "sat.": "saturday", "saturday": "saturday", "sun": "sunday", "sunday": "sunday"}
+from pytest_callm.normalize import KINDS, ValueKinds, identifier, normalize, organization, party, person, phone, same
 
 
 # --- phone numbers -----------------------------------------------------------------------------
@@ -89,24 +87,98 @@ def test_different_dates_stay_different():
     assert not same("2026-04-05", "2026-04-06")
 
 
-# --- aliases -----------------------------------------------------------------------------------
+# --- alias tables ------------------------------------------------------------------------------
+
+WEEKDAY = ValueKinds({"weekday": {"saturday": ["sat"], "sunday": ["sun"]}})
+
 
 @pytest.mark.parametrize("variant", ["sat", "Sat", "SAT.", "Saturday", " saturday "])
 def test_alias_table_maps_variants_to_the_canonical_value(variant):
-    assert same(variant, "saturday", WEEKDAY)
+    assert WEEKDAY.same("weekday", variant, "saturday")
+    assert WEEKDAY.canonical("weekday", variant) == "saturday"
 
 
 def test_alias_table_keeps_different_canonical_values_apart():
-    assert not same("sat", "sun", WEEKDAY)
+    assert not WEEKDAY.same("weekday", "sat", "sun")
 
 
 def test_variants_are_not_aliases_without_the_table():
     assert not same("sat", "saturday")
+    assert not WEEKDAY.same(None, "sat", "saturday")
+
+
+def test_a_value_no_alias_table_lists_equals_only_itself():
+    assert WEEKDAY.canonical("weekday", "someday") is None
+    assert WEEKDAY.same("weekday", "Someday", "someday")
+    assert not WEEKDAY.same("weekday", "someday", "saturday")
+
+
+def test_alias_tables_ignore_a_leading_title_but_not_a_lone_word():
+    staff = ValueKinds({"staff": {"Kevin Osei": ["Osei", "Kevin"]}, "state": {"MS": ["Mississippi"]}})
+    for said in ("Mr. Osei", "attorney Kevin Osei", "OSEI", "kevin"):
+        assert staff.canonical("staff", said) == "Kevin Osei"
+    assert staff.canonical("state", "Ms") == "MS"  # a title alone is not dropped
 
 
 def test_example_pack_alias_table_maps_weekday_variants(vet_pack):
-    assert same("Sat.", "saturday", vet_pack.aliases["weekday"])
-    assert not same("Sat.", "sunday", vet_pack.aliases["weekday"])
+    assert vet_pack.values.same("weekday", "Sat.", "saturday")
+    assert not vet_pack.values.same("weekday", "Sat.", "sunday")
+
+
+# --- kinds of value ----------------------------------------------------------------------------
+
+KINDS_ONLY = ValueKinds()
+
+
+@pytest.mark.parametrize("kind, a, b", [
+    ("organization", "Harborline Industries", "Harborline Industries, Inc."),
+    ("organization", "Harborline Industries", "the harborline industries LLC"),
+    ("organization", "Halverson & Reed", "Halverson and Reed"),
+    ("organization", "Kessler Manufacturing Co.", "kessler manufacturing"),
+    ("person", "Clara Whitman", "Ms. Clara Whitman"),
+    ("person", "Dr. Evelyn Sato", "evelyn sato"),
+    ("person", "Sean O'Neil", "sean oneil"),
+    ("party", "Dr. Evelyn Sato", "Evelyn Sato"),
+    ("party", "Orion Home Goods, Inc.", "Orion Home Goods"),
+    ("identifier", "HR-24-0117", "hr 24 0117"),
+    ("identifier", "HR-24-0117", "HR240117"),
+    ("identifier", "E-204", "e204"),
+    ("phone", "206-555-0220", "(206) 555-0220"),
+    ("phone", "206-555-0220", "+1 206 555 0220"),
+    ("date", "2026-04-05", "2026-04-05T00:00"),
+    ("money", "$1,250", "1250.00"),
+    ("money", 1250, "1,250 dollars"),
+    ("email", "clara.whitman@example.com", "Clara dot Whitman at example dot com"),
+    ("email", "clara.whitman@example.com", "CLARA.WHITMAN@EXAMPLE.COM"),
+])
+def test_each_kind_forgives_how_a_value_is_written(kind, a, b):
+    assert KINDS_ONLY.same(kind, a, b)
+
+
+@pytest.mark.parametrize("kind, a, b", [
+    ("organization", "Harborline Industries", "Harbor Lane Industries"),  # misheard: a different party
+    ("organization", "Harborline Industries", "Harborline"),
+    ("person", "Clara Whitman", "Clara Whitmore"),
+    ("person", "Robert Hale Jr.", "Robert Hale"),
+    ("identifier", "HR-24-0117", "HR-24-0171"),
+    ("identifier", "HR-24-0117", "HR-24-117"),
+    ("phone", "206-555-0220", "206-555-0202"),
+    ("phone", "206-555-0220", "555-0220"),
+    ("date", "2026-04-05", "2026-05-04"),
+    ("money", "$1,250", "$125"),
+    ("email", "clara.whitman@example.com", "clara.witman@example.com"),
+])
+def test_each_kind_keeps_different_values_apart(kind, a, b):
+    assert not KINDS_ONLY.same(kind, a, b)
+
+
+def test_kind_functions_are_the_ones_a_pack_imports():
+    # One source of truth: tools.py calls these very functions for its own matching.
+    assert KINDS["party"] is party and KINDS["identifier"] is identifier and KINDS["phone"] is phone
+    assert party("The Orion Home Goods, Inc.") == party("orion home goods")
+    assert identifier("hr 24 0117") == "HR240117"
+    assert person("Attorney Kevin Osei") == "kevin osei"
+    assert organization("Peterson Dental Group") == "peterson dental group"
 
 
 # --- containers --------------------------------------------------------------------------------

@@ -75,8 +75,10 @@ def test_example_pack_classifies_tool_kinds(vet_pack):
 
 def test_example_pack_reads_scoring_metadata_clock_and_compared_tables(vet_pack):
     assert vet_pack.tools["transfer_to_records"].free_text == {"handoff_summary"}
-    assert vet_pack.tools["check_clinic_hours"].aliases == {"day": "weekday"}
-    assert vet_pack.aliases["weekday"]["sat."] == "saturday"
+    assert vet_pack.tools["check_clinic_hours"].kinds == {"day": "weekday"}
+    assert vet_pack.tools["verify_owner"].kinds == {"full_name": "person", "phone": "phone"}
+    assert vet_pack.values.canonical("weekday", "Sat.") == "saturday"
+    assert vet_pack.required_or_forbidden == {"send_records"}
     assert vet_pack.now.isoformat() == "2026-05-12T09:00:00"
     assert set(vet_pack.compared_tables) == {"appointments", "record_requests", "slots"}
     assert vet_pack.compared_tables["appointments"].exclude_columns == {"created_at"}
@@ -174,19 +176,35 @@ def test_scoring_naming_a_missing_parameter_is_reported(pack_dir):
     assert err.problems == ["tools.json: scoring of 'end_call' names parameter 'notes', which the tool does not have"]
 
 
-def test_scoring_alias_naming_a_missing_parameter_is_reported(pack_dir):
+def test_scoring_kind_naming_a_missing_parameter_is_reported(pack_dir):
     edit_json(pack_dir / "tools.json",
-              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"aliases": {"weekday": "weekday"}}))
+              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"kinds": {"weekday": "weekday"}}))
     err = broken(pack_dir)
     assert err.problems == ["tools.json: scoring of 'check_clinic_hours' names parameter 'weekday', "
                             "which the tool does not have"]
 
 
-def test_scoring_alias_naming_an_undefined_alias_table_is_reported(pack_dir):
+def test_scoring_kind_that_is_neither_a_kind_nor_an_alias_table_is_reported(pack_dir):
     edit_json(pack_dir / "tools.json",
-              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"aliases": {"day": "month"}}))
+              lambda tools: tool_entry(tools, "check_clinic_hours").update(scoring={"kinds": {"day": "month"}}))
     err = broken(pack_dir)
-    assert err.problems == ["tools.json: check_clinic_hours.day uses alias table 'month', not defined in pack.json"]
+    assert len(err.problems) == 1
+    assert err.problems[0].startswith("tools.json: check_clinic_hours.day has kind 'month', neither a kind of value "
+                                      "(organization, person, party, identifier, phone, date, money, email)")
+
+
+def test_column_kind_of_an_unknown_column_or_kind_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta["compared_tables"]["appointments"].update(
+        kinds={"owner_phone": "phone", "status": "colour"}))
+    err = broken(pack_dir)
+    assert "pack.json: appointments.owner_phone is not a column of appointments" in err.problems
+    assert any(p.startswith("pack.json: appointments.status has kind 'colour'") for p in err.problems)
+
+
+def test_required_or_forbidden_naming_an_undeclared_tool_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(required_or_forbidden=["send_text_message"]))
+    err = broken(pack_dir)
+    assert err.problems == ["pack.json: required_or_forbidden names 'send_text_message', which tools.json does not declare"]
 
 
 def test_compared_table_missing_from_schema_is_reported(pack_dir):

@@ -77,7 +77,7 @@ def test_built_task_carries_metadata_and_expected_calls(load_task):
     assert task.category_slug == "C2"
     assert task.difficulty == "medium"
     assert task.customer_name == "Dana Whitfield"
-    assert task.forbidden_tools == ["book_appointment"]
+    assert task.forbidden_tools == ["send_records"]
     assert task.exp_handoff_path == ["appointments"]
     assert [c.name for c in task.exp_tool_calls] == [
         "transfer_to_appointments", "verify_owner", "list_appointments", "cancel_appointment"]
@@ -216,9 +216,34 @@ def test_alternative_for_a_parameter_the_tool_does_not_have_is_rejected(tmp_path
 
 def test_unknown_forbidden_tool_is_rejected(tmp_path, vet_pack):
     data = example("C2-M1")
-    data["forbidden_tools"] = ["book_appointment", "delete_owner"]
+    data["forbidden_tools"] = ["send_records", "delete_owner"]
     err = pack_error(tmp_path, data, vet_pack)
     assert err.problems == ["$.forbidden_tools[1]: unknown tool 'delete_owner' of pack 'vet_clinic'"]
+
+
+def test_only_a_required_or_forbidden_tool_may_be_forbidden(tmp_path, vet_pack):
+    # Extra calls are allowed (the paper's rule): a task cannot forbid an ordinary tool.
+    data = example("C2-M1")
+    data["forbidden_tools"] = ["send_records", "book_appointment"]
+    err = pack_error(tmp_path, data, vet_pack)
+    assert err.problems == [
+        "$.forbidden_tools[1]: 'book_appointment' may not be forbidden: extra calls are allowed, except of the "
+        "tools pack 'vet_clinic' declares required_or_forbidden (send_records)"]
+
+
+def test_a_required_or_forbidden_tool_left_optional_is_rejected(tmp_path, vet_pack):
+    data = example("C2-M1")
+    data.pop("forbidden_tools")
+    err = pack_error(tmp_path, data, vet_pack)
+    assert err.problems == ["$.forbidden_tools: pack 'vet_clinic' declares 'send_records' required_or_forbidden: "
+                            "require it in exp_tool_calls or list it here"]
+
+
+def test_a_required_tool_cannot_also_be_forbidden(tmp_path, vet_pack):
+    data = example("C1-M1")  # requires send_records
+    data["forbidden_tools"] = ["send_records"]
+    err = pack_error(tmp_path, data, vet_pack)
+    assert err.problems == ["$.forbidden_tools: 'send_records' is both required by exp_tool_calls and forbidden"]
 
 
 def test_db_state_naming_a_table_that_is_not_compared_is_rejected(tmp_path, vet_pack):
@@ -252,7 +277,8 @@ def test_every_pack_problem_is_listed(tmp_path, vet_pack):
     data["forbidden_tools"] = ["delete_owner"]
     err = pack_error(tmp_path, data, vet_pack)
     paths = [p.split(":", 1)[0] for p in err.problems]
-    assert paths == ["$.exp_handoff_path[0]", "$.exp_tool_calls[3].parameters.appointment_id", "$.forbidden_tools[0]"]
+    assert paths == ["$.exp_handoff_path[0]", "$.exp_tool_calls[3].parameters.appointment_id", "$.forbidden_tools[0]",
+                     "$.forbidden_tools"]
 
 
 # --- industry_of -------------------------------------------------------------------------------
@@ -290,8 +316,7 @@ def test_industry_of_is_none_without_metadata_or_pack_folder(tmp_path):
 
 def callm_style(handoff_path: list[str]) -> dict:
     data = example("R-M1")
-    for key in ("forbidden_tools", "exp_db_state"):
-        data.pop(key)
+    data.pop("exp_db_state")
     data["exp_handoff_path"] = handoff_path
     return data
 

@@ -75,13 +75,25 @@ def test_two_handoffs_swapped_fail_only_the_handoff_gate(vet_pack, load_task, pl
 def test_an_extra_written_row_fails_only_the_database_gate(vet_pack, load_task, play):
     task = load_task("C2-E2")
     plan = plan_answer_key(task, vet_pack)
-    # The appointments desk cannot send records; hand off and send them, writing one extra row.
-    plan[-1:-1] = [PlannedCall("transfer_to_records", {"handoff_summary": "also wants records"}, "ok", None,
-                               "appointments"),
-                   PlannedCall("send_records", {"pet_name": "Biscuit", "channel": "email"}, "ok", None, "records")]
+    # A second booking nobody asked for: an extra call is allowed, the row it writes is not.
+    booking = next(c for c in plan if c.name == "book_appointment")
+    plan.insert(plan.index(booking) + 1, PlannedCall("book_appointment", {"pet_name": "Biscuit", "slot_id": "S-102"},
+                                                     "ok", None, "appointments"))
     verdict, _ = verdict_of(task, vet_pack, play, plan)
     assert verdict.gates == {"tools": True, "handoff": True, "database": False}
-    assert "record_requests: extra row {'id': 1, 'pet_id': 'p1', 'channel': 'email'" in verdict.explain()
+    assert "appointments: extra row {'id': " in verdict.explain() and "'slot_id': 'S-102'" in verdict.explain()
+
+
+def test_extra_calls_of_ordinary_tools_are_allowed(vet_pack, load_task, play):
+    # The paper's rule: additional calls are permitted (a second read, a refused write).
+    task = load_task("C2-M1")
+    plan = plan_answer_key(task, vet_pack)
+    listing = next(c for c in plan if c.name == "list_appointments")
+    plan.insert(plan.index(listing) + 1, PlannedCall("list_appointments", {}, "ok", None, "appointments"))
+    plan.insert(plan.index(listing) + 1, PlannedCall("find_open_slots", {"service": "dental"}, "ok", None,
+                                                     "appointments"))
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert verdict.passed, verdict.explain()
 
 
 def test_a_wrong_result_status_in_the_key_fails_only_the_tool_gate(vet_pack, load_task, play):
@@ -110,6 +122,26 @@ def test_a_call_of_a_forbidden_tool_fails_the_tool_gate(vet_pack, load_task, pla
     verdict, _ = verdict_of(task, vet_pack, play, plan)
     assert verdict.gates == {"tools": False, "handoff": True, "database": True}
     assert "forbidden call: " in verdict.explain() and "send_records" in verdict.explain()
+
+
+def test_an_unrequested_call_of_a_required_or_forbidden_tool_fails_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("C1-M1")  # requires one email of Pepper's records; a second, by text, was not asked for
+    plan = plan_answer_key(task, vet_pack)
+    sent = next(c for c in plan if c.name == "send_records")
+    plan.insert(plan.index(sent) + 1, PlannedCall("send_records", {"pet_name": "Pepper", "channel": "text"}, "ok",
+                                                  None, "records"))
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert not verdict.tools.passed
+    assert "unrequested call: " in verdict.explain()
+    assert "send_records(pet_name='Pepper', channel='text')" in verdict.explain()
+
+
+def test_a_required_call_of_a_required_or_forbidden_tool_missing_fails_the_tool_gate(vet_pack, load_task, play):
+    task = load_task("C1-M1")
+    plan = [c for c in plan_answer_key(task, vet_pack) if c.name != "send_records"]
+    verdict, _ = verdict_of(task, vet_pack, play, plan)
+    assert not verdict.tools.passed
+    assert "missing call: send_records(" in verdict.explain()
 
 
 def test_free_text_arguments_are_never_compared(vet_pack, load_task, play):

@@ -10,15 +10,20 @@ prompt meets the same rule in a tool result:
 - the firm works only in the states and practice areas its records list;
 - case evaluations are held, then confirmed; holds expire; tokens are single-use and checked for
   their kind and their caller;
-- client matters are discussed only with a client verified by phone on file and matter number.
+- client matters are discussed only with a client verified by phone on file and matter number,
+  with at most two tries at verification in a call.
+
+Names, phone numbers, matter numbers, parties, states and staff are matched with the verifier's own
+normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so a spelling the
+tool accepts is one the verifier accepts, and the other way round.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import re
 
+from pytest_callm.normalize import identifier, party as party_name, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -29,9 +34,9 @@ URGENT_DAYS = 90
 NEW_CALLER = "c_new"
 DEADLINE_NOTE = "Report this result as returned. Interpretation is an attorney's judgment."
 CONFLICT_DISCLOSURE = "Do not tell the caller who the firm represents or why a conflict exists."
-# Words that do not distinguish one party from another in a conflict search.
-PARTY_NOISE = {"inc", "llc", "llp", "ltd", "co", "corp", "corporation", "company", "the", "dr", "mr", "ms", "mrs"}
-TITLES = {"mr", "ms", "mrs", "dr", "attorney", "miss"}
+VERIFY_TRIES = 2  # client_services.md: "Do not try more than twice in a call."
+# Read out by the agent, so never more than its prompt allows it to say (no "we don't handle that").
+NEEDS_ATTORNEY_REVIEW = "An attorney needs to review this before we go further; I can take your contact details."
 
 
 # --- small helpers -----------------------------------------------------------------------------
@@ -40,21 +45,11 @@ def _stamp(ctx: ToolContext) -> str:
     return ctx.now.isoformat(timespec="minutes")
 
 
-def _phone_digits(phone: str) -> str:
-    digits = re.sub(r"\D", "", phone)
-    if len(digits) == 11 and digits.startswith("1"):
-        digits = digits[1:]
+def _phone_digits(number: str) -> str:
+    digits = phone(number)
     if len(digits) != 10:
         raise ToolError("invalid_phone", "I didn't catch the full ten-digit number. Could you repeat it?")
     return digits
-
-
-def _words(text: str) -> list[str]:
-    return re.sub(r"[^\w\s]", " ", text.casefold()).split()
-
-
-def _party_key(name: str) -> str:
-    return " ".join(w for w in _words(name) if w not in PARTY_NOISE)
 
 
 def _caller(ctx: ToolContext) -> str:
@@ -65,12 +60,10 @@ def _caller(ctx: ToolContext) -> str:
 
 
 def _state_code(ctx: ToolContext, state: str) -> str:
-    text = " ".join(state.replace(".", " ").split())
-    row = ctx.db.execute("SELECT code FROM us_states WHERE code = upper(?) OR lower(name) = lower(?)",
-                         (text, text)).fetchone()
-    if row is None:
+    code = ctx.values.canonical("state", state)  # pack.json's "state" table: "Washington" -> WA
+    if code is None:
         raise ToolError("unknown_state", "Which state did this happen in?")
-    return row["code"]
+    return code
 
 
 def _licensed_states(ctx: ToolContext) -> list[str]:
@@ -116,13 +109,14 @@ def _token(kind: str, ref: int, caller_id: str) -> str:
 
 
 def _use_token(ctx: ToolContext, token: str, kind: str, caller_id: str):
-    row = ctx.db.execute("SELECT * FROM tokens WHERE token = ?", (token.strip().upper(),)).fetchone()
+    row = next((r for r in ctx.db.execute("SELECT * FROM tokens") if identifier(r["token"]) == identifier(token)),
+               None)
     if row is None:
         raise ToolError("invalid_token", "I couldn't find that reservation.")
     if row["kind"] != kind:
         raise ToolError("wrong_token_kind", "That reference is for a different kind of request.")
-    if row["caller_id"] != caller_id:
-        raise ToolError("token_not_yours", "That reservation belongs to someone else.")
+    if row["caller_id"] != caller_id:  # said like an unknown token: never hint at another caller's booking
+        raise ToolError("token_not_yours", "I couldn't find that reservation.")
     if row["used"]:
         raise ToolError("token_already_used", "That reservation has already been used.")
     ctx.db.execute("UPDATE tokens SET used = 1 WHERE token = ?", (row["token"],))
@@ -156,8 +150,8 @@ def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
     if not name:
         raise ToolError("invalid_name", "May I have your full name?")
     digits = _phone_digits(phone)
-    row = ctx.db.execute("SELECT * FROM callers WHERE lower(full_name) = lower(?) AND phone = ?",
-                         (name, digits)).fetchone()
+    row = next((r for r in ctx.db.execute("SELECT * FROM callers WHERE phone = ?", (digits,))
+                if person(r["full_name"]) == person(name)), None)
     if row is None:
         caller_id, matters = NEW_CALLER, 0
     else:
@@ -179,15 +173,13 @@ def get_office_info(ctx: ToolContext, topic: str) -> dict:
 @tools.tool
 def take_message(ctx: ToolContext, recipient_name: str, callback_phone: str, message: str, urgent: bool) -> dict:
     caller_id = _caller(ctx)
-    wanted = [w for w in _words(recipient_name) if w not in TITLES]
-    staff = ctx.db.execute("SELECT * FROM staff ORDER BY id").fetchall()
-    exact = [s for s in staff if _words(s["name"]) == wanted]
-    partial = [s for s in staff if wanted and set(wanted) <= set(_words(s["name"]))]
-    matches = exact or partial
-    if len(matches) != 1:
+    # pack.json's "staff" table says who "Ms. Patel" or "Nina" is, for this tool and the verifier alike.
+    name = ctx.values.canonical("staff", recipient_name)
+    recipient = None if name is None else ctx.db.execute("SELECT * FROM staff WHERE name = ?", (name,)).fetchone()
+    if recipient is None:
+        staff = ctx.db.execute("SELECT name FROM staff ORDER BY id").fetchall()
         raise ToolError("unknown_recipient", "I'm not sure who you mean. Who is the message for?",
                         {"staff": [s["name"] for s in staff]})
-    recipient = matches[0]
     cur = ctx.db.execute(
         "INSERT INTO messages (caller_id, recipient_id, callback_phone, urgent, message, created_at) "
         "VALUES (?, ?, ?, ?, ?, ?)",
@@ -206,10 +198,10 @@ def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
 
 @tools.tool
 def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
-    key = _party_key(opposing_party)
+    key = party_name(opposing_party)
     if not key:
         raise ToolError("invalid_party", "Who would this matter be against?")
-    hit = any(_party_key(r["party"]) == key for r in ctx.db.execute("SELECT party FROM conflict_index"))
+    hit = any(party_name(r["party"]) == key for r in ctx.db.execute("SELECT party FROM conflict_index"))
     status = "conflict" if hit else "clear"
     party = " ".join(opposing_party.split())
     # A conflict found in a call stays for the rest of the call: checking another name afterwards
@@ -238,9 +230,9 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
 def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, incident_date: str) -> dict:
     code = _state_code(ctx, state)
     if code not in _licensed_states(ctx):
-        raise ToolError("not_licensed_in_state", "The firm's attorneys are not licensed in that state.")
+        raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
     if not _area(ctx, practice_area)["accepted"]:
-        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+        raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     return _deadline(ctx, code, practice_area, _incident(ctx, incident_date))
 
 
@@ -259,12 +251,13 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
     if conflict is None:
         raise ToolError("conflict_check_required", "Before we go into the details, I need to run a conflict check.")
     if conflict["status"] != "clear":
-        raise ToolError("conflict_not_clear", "The firm is not able to take down the details of this matter.")
+        raise ToolError("conflict_not_clear",
+                        "There's no need to go into the details; an attorney will follow up with you.")
     if not _area(ctx, practice_area)["accepted"]:
-        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+        raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     code = _state_code(ctx, state)
     if code not in _licensed_states(ctx):
-        raise ToolError("not_licensed_in_state", "The firm's attorneys are not licensed in that state.")
+        raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
     incident = _incident(ctx, incident_date)
     if _deadline(ctx, code, practice_area, incident)["status"] == "expired":
         raise ToolError("deadline_expired", "An attorney needs to review this matter before an intake is taken.")
@@ -333,7 +326,7 @@ def _open_slots(ctx: ToolContext, group: str):
 def find_evaluation_slots(ctx: ToolContext, practice_area: str) -> dict:
     area = _area(ctx, practice_area)
     if not area["accepted"]:
-        raise ToolError("practice_area_not_accepted", "That is not a practice area the firm handles.")
+        raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     return {"practice_area": practice_area,
             "slots": [{"slot_id": s["id"], "starts_at": s["starts_at"], "attorney": s["attorney"], "mode": s["mode"]}
                       for s in _open_slots(ctx, area["eval_group"])]}
@@ -344,13 +337,14 @@ def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
     caller_id = _caller(ctx)
     intake = _eligible_intake(ctx, caller_id)
     group = _area(ctx, intake["practice_area"])["eval_group"]
-    wanted = slot_id.strip().upper()
-    slot = next((s for s in _open_slots(ctx, group) if s["id"] == wanted), None)
+    slot = next((s for s in _open_slots(ctx, group) if identifier(s["id"]) == identifier(slot_id)), None)
     if slot is None:
-        exists = ctx.db.execute("SELECT eval_group FROM evaluation_slots WHERE id = ?", (wanted,)).fetchone()
+        exists = next((s for s in ctx.db.execute("SELECT id, eval_group FROM evaluation_slots")
+                       if identifier(s["id"]) == identifier(slot_id)), None)
         if exists is not None and exists["eval_group"] != group:
             raise ToolError("slot_wrong_practice_area", "That time is with an attorney in a different practice area.")
         raise ToolError("slot_unavailable", "That time is no longer available.")
+    wanted = slot["id"]
     now = ctx.now.isoformat(timespec="minutes")
     # Holds past their expiry lapse as soon as anyone looks at the slot again.
     ctx.db.execute("UPDATE holds SET status = 'expired' WHERE slot_id = ? AND status = 'active' AND expires_at <= ?",
@@ -417,24 +411,25 @@ def cancel_evaluation(ctx: ToolContext, cancel_token: str) -> dict:
 
 # --- client services ---------------------------------------------------------------------------
 
-def _matter_key(number: str) -> str:
-    return re.sub(r"[^A-Z0-9]", "", number.upper())
-
-
 def _find_matter(ctx: ToolContext, matter_number: str):
-    key = _matter_key(matter_number)
-    return next((m for m in ctx.db.execute("SELECT * FROM matters") if _matter_key(m["matter_number"]) == key), None)
+    key = identifier(matter_number)  # "hr 24 0117" is HR-24-0117
+    return next((m for m in ctx.db.execute("SELECT * FROM matters") if identifier(m["matter_number"]) == key), None)
 
 
 @tools.tool
 def verify_client(ctx: ToolContext, full_name: str, matter_number: str) -> dict:
     caller_id = _caller(ctx)
+    failures = ctx.session.get("verify_failures", 0)
+    if failures >= VERIFY_TRIES:
+        raise ToolError("verification_limit_reached", "I'm not able to verify you on this call.")
     matter = _find_matter(ctx, matter_number)
     client = None if matter is None else ctx.db.execute(
         "SELECT * FROM callers WHERE id = ?", (matter["client_id"],)).fetchone()
     # Name and matter number must match, and the caller must have been found by the phone on file.
-    if client is None or _words(client["full_name"]) != _words(full_name) or client["id"] != caller_id:
-        raise ToolError("client_not_verified", "I'm not able to verify you as the client on that matter.")
+    if client is None or person(client["full_name"]) != person(full_name) or client["id"] != caller_id:
+        ctx.session["verify_failures"] = failures + 1
+        raise ToolError("client_not_verified", "I'm not able to verify you as the client on that matter.",
+                        keep_writes=True)  # the failed try counts towards the cap
     ctx.session["client_id"] = client["id"]
     numbers = [r["matter_number"] for r in ctx.db.execute(
         "SELECT matter_number FROM matters WHERE client_id = ? ORDER BY matter_number", (client["id"],))]

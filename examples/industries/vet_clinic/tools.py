@@ -10,18 +10,13 @@ House rules enforced here as well as in the prompts:
 from __future__ import annotations
 
 import datetime as dt
-import re
 
+from pytest_callm.normalize import person, phone as phone_digits
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
 
-DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 LATE_CANCEL_WINDOW = dt.timedelta(hours=24)
-
-
-def _digits(text: str) -> str:
-    return re.sub(r"\D", "", text)
 
 
 def _verified_owner(ctx: ToolContext) -> str:
@@ -42,8 +37,8 @@ def _owned_pet(ctx: ToolContext, pet_name: str):
 
 @tools.tool
 def check_clinic_hours(ctx: ToolContext, day: str) -> dict:
-    key = day.strip().lower().rstrip(".")
-    match = next((d for d in DAYS if d == key or d[:3] == key), None)
+    # The same alias table the verifier reads `day` through (pack.json "weekday").
+    match = ctx.values.canonical("weekday", day)
     if match is None:
         raise ToolError("unknown_day", "Which day of the week did you mean?")
     row = ctx.db.execute("SELECT * FROM clinic_hours WHERE day = ?", (match,)).fetchone()
@@ -52,8 +47,10 @@ def check_clinic_hours(ctx: ToolContext, day: str) -> dict:
 
 @tools.tool
 def verify_owner(ctx: ToolContext, full_name: str, phone: str) -> dict:
-    row = ctx.db.execute("SELECT * FROM owners WHERE lower(full_name) = lower(?) AND phone = ?",
-                         (" ".join(full_name.split()), _digits(phone))).fetchone()
+    # Matched with the verifier's own `person` and `phone` kinds: "Mrs. Dana Whitfield" is Dana Whitfield.
+    digits = phone_digits(phone)
+    row = next((r for r in ctx.db.execute("SELECT * FROM owners WHERE phone = ?", (digits,))
+                if person(r["full_name"]) == person(full_name)), None)
     if row is None:
         raise ToolError("identity_not_verified",
                         "I couldn't match that name and phone number to an account.")

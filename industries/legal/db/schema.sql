@@ -8,11 +8,6 @@ CREATE TABLE licensed_states (
     sort_order INTEGER NOT NULL          -- the order the firm lists them in
 );
 
-CREATE TABLE us_states (                 -- every state, to read "Washington" as WA
-    code TEXT PRIMARY KEY,
-    name TEXT NOT NULL
-);
-
 CREATE TABLE practice_areas (
     area TEXT PRIMARY KEY,               -- e.g. employment
     label TEXT NOT NULL,
