@@ -38,7 +38,7 @@ _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 # Words that name the form of a company, not the company.
 CORPORATE_SUFFIXES = frozenset({
     "inc", "incorporated", "llc", "llp", "lp", "ltd", "limited", "co", "corp", "corporation", "company",
-    "plc", "pllc", "pc", "pa", "gmbh",
+    "plc", "pllc", "pc", "gmbh",
 })
 # Words in front of a name that are not part of it.
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "attorney", "sir"})
@@ -89,8 +89,8 @@ def same(expected: Any, actual: Any) -> bool:
 # --- one function per kind of value ------------------------------------------------------------
 
 def words(text: str) -> list[str]:
-    """Lower-case words, punctuation dropped ("O'Neil" stays one word, "Smith-Jones" two)."""
-    text = str(text).casefold().replace("&", " and ").replace("'", "").replace("\u2019", "")
+    """Lower-case words, punctuation dropped: "O'Neil" and "L.L.C." stay one word, "Smith-Jones" is two."""
+    text = re.sub(r"['\u2019.]", "", str(text).casefold().replace("&", " and "))
     return re.sub(r"[^\w\s]|_", " ", text).split()
 
 

@@ -135,6 +135,7 @@ KINDS_ONLY = ValueKinds()
     ("organization", "Harborline Industries", "the harborline industries LLC"),
     ("organization", "Halverson & Reed", "Halverson and Reed"),
     ("organization", "Kessler Manufacturing Co.", "kessler manufacturing"),
+    ("organization", "Sunmark Property Management LLC", "Sunmark Property Management, L.L.C."),
     ("person", "Clara Whitman", "Ms. Clara Whitman"),
     ("person", "Dr. Evelyn Sato", "evelyn sato"),
     ("person", "Sean O'Neil", "sean oneil"),
