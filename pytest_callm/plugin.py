@@ -11,7 +11,6 @@ import asyncio
 import os
 import shutil
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +92,6 @@ class CallmState:
                 self.same_model_warning = (
                     f"THE CALLER IS THE MODEL UNDER TEST ({self.model_config.model}): a model playing both sides "
                     "of the call is not a CALLM result; pick another --callm-caller-model")
-                warnings.warn(pytest.PytestWarning(self.same_model_warning))
             if self.settings.line_model:
                 self.line_config = self._resolve("line-model", self.settings.line_model)
         try:
@@ -102,6 +100,7 @@ class CallmState:
             raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
         self.server: ModelServer | None = None
         self._started = False
+        self._access_checked = False
         self.resuming = False
         self.total, self.started_at = 0, time.monotonic()
         self.latency_parts: list[dict[str, Any]] = []
@@ -133,6 +132,16 @@ class CallmState:
                 f"{len(task_ids)} task item(s) selected but no model under test: pass --callm-model=NAME "
                 "(for example --callm-model=oracle to replay the answer keys offline), or set callm_model "
                 "in your ini file")
+        self.check_access()
+
+    def check_access(self) -> None:
+        """The tool server answers and every model the run calls has its key; once per run.
+
+        The controller runs this at session start, before xdist starts a worker, so a missing key
+        is one message within seconds however many workers were asked for.
+        """
+        if self._access_checked:
+            return
         if self.settings.tool_server:
             try:
                 check_tool_server(self.settings.tool_server)
@@ -144,6 +153,7 @@ class CallmState:
                 self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
             if self.line_config is not None:
                 self._key_of(self.line_config, "line-model", None)
+        self._access_checked = True
 
     def retry_policy(self):
         from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
@@ -169,7 +179,11 @@ class CallmState:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # On the controller, before xdist starts its workers: one served model for the whole run.
-        if not self.settings.serve or hasattr(self.config, "workerinput") or self.config.option.collectonly:
+        if hasattr(self.config, "workerinput") or self.config.option.collectonly:
+            return
+        if self.settings.model:  # keys and tool server first: a usage error here costs no worker
+            self.check_access()
+        if not self.settings.serve:
             return
         if self.model_config is None or self.model_config.serve is None:
             where = self.model_config.source if self.model_config else "the oracle"
