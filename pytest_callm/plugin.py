@@ -18,9 +18,11 @@ import pytest
 
 from .collect import TaskFile, TaskItem, is_task_file
 from .cost import usage_by_industry
+from .junit_suite import JUnitSuiteProperties
 from .latency import LatencyReport, pool_samples, replay
 from .line import is_clean, make_line
 from .line_profile import ProfileError, format_rates, load_profile, realized_rates
+from .links import report_page_line
 from .metrics import summarize
 from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
@@ -264,6 +266,18 @@ class CallmState:
 
         write_html_report(self.run_dir.path, self.settings.industries)
 
+    def writes_report(self) -> bool:
+        """Whether this process writes the run's report at session finish (the controller, after a run)."""
+        return not hasattr(self.config, "workerinput") and bool(self.results) and self._started
+
+    def caller_name(self) -> str:
+        """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""
+        if self.model_config is None:
+            return "none"
+        if self.config.hook.pytest_callm_make_caller.get_hookimpls():
+            return "pytest_callm_make_caller"
+        return self.caller_config.name
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if not hasattr(self.config, "workerinput") and self.results and self._started:
             self.write_report()
@@ -342,6 +356,7 @@ class CallmState:
                 # JUnit XML reads the properties off the teardown report, which copies the item's.
                 item.user_properties.extend(
                     [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
+                     ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
                      ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
                     + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
                     + ([("callm_error", payload["error"])] if "error" in payload else [])
@@ -397,6 +412,9 @@ class CallmState:
         if self._started:
             what = "rescored into" if self.rescore_from else "resumed in" if self.resuming else "saved in"
             terminalreporter.write_line(f"callm: run {what} {self.run_dir.path}")
+            page = report_page_line(self.run_dir.path, terminalreporter.hasmarkup)
+            if page:
+                terminalreporter.write_line(page)
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
@@ -420,7 +438,9 @@ def pytest_configure(config: pytest.Config) -> None:
                  "difficulty(level=...): easy, medium or hard",
                  "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task"):
         config.addinivalue_line("markers", line)
-    config.pluginmanager.register(CallmState(config), "callm-state")
+    state = CallmState(config)
+    config.pluginmanager.register(state, "callm-state")
+    config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
 
 
 @pytest.fixture(scope="session")
