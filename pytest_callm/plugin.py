@@ -29,6 +29,7 @@ from .pack import PackError, PackRegistry
 from .task import TaskError, load_task
 from .attempts import AttemptRunner
 from .rundir import RunDir, RunDirError, default_run_dir, make_manifest, verifier_hash, write_json
+from .run_pruning import KeepLastRuns
 from .runtime import Runtime
 from .settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from .serve import ModelServer, ServeError
@@ -441,6 +442,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state = CallmState(config)
     config.pluginmanager.register(state, "callm-state")
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
+    config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
 
 
 @pytest.fixture(scope="session")

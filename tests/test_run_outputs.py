@@ -4,6 +4,7 @@ serially and under xdist (where only the controller writes the XML)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 
@@ -72,3 +73,29 @@ def test_junit_xml_has_category_difficulty_per_attempt_and_the_runs_figures_per_
     assert overall["pass_at_1"] == 0.75
     assert suite["callm_vet_clinic_pass_at_1"] == "0.7500" and suite["callm_vet_clinic_tasks"] == "4"
 
+
+
+def test_keep_runs_removes_the_oldest_runs_and_nothing_else(project):
+    runs = project.path / "callm-runs"
+    for age, name in enumerate(["old-c", "old-b", "old-a"]):  # old-a is the newest of them
+        (runs / name).mkdir(parents=True)
+        (runs / name / "manifest.json").write_text("{}")
+        os.utime(runs / name / "manifest.json", (1_000_000 + age, 1_000_000 + age))
+    (runs / "notes").mkdir()  # not a run: no manifest
+    result = project.runpytest(ORACLE, "-k", "C2-E1 and attempt-1", "--callm-keep-runs=2")
+    result.assert_outcomes(passed=1)
+    left = sorted(p.name for p in runs.iterdir())
+    assert len(left) == 3 and "old-a" in left and "notes" in left  # old-a, this run, notes
+    this_run = next(n for n in left if n not in ("old-a", "notes"))
+    assert (runs / this_run / "report.html").is_file()
+    assert "callm: removed 2 older run(s) from callm-runs/ (--callm-keep-runs=2)" in result.outlines
+
+
+def test_without_keep_runs_no_run_is_removed_and_a_bad_value_is_a_usage_error(project):
+    (project.path / "callm-runs" / "old").mkdir(parents=True)
+    (project.path / "callm-runs" / "old" / "manifest.json").write_text("{}")
+    project.runpytest(ORACLE, "-k", "C2-E1 and attempt-1").assert_outcomes(passed=1)
+    assert len(list((project.path / "callm-runs").iterdir())) == 2
+    result = project.runpytest(ORACLE, "--callm-keep-runs=0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--callm-keep-runs must be at least 1, got 0" in result.stderr.str()
