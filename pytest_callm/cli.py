@@ -2,6 +2,7 @@
 
     callm lock [--check] PATHS...     fill or check exp_db_state by replaying answer keys
     callm lint PATHS...               check answer keys and suite composition
+    callm new-task DIR/ID             a new task file from a template (ID: C4-H5, or C4-H for the next free)
     callm serve [--port N]            run a tool server for --callm-tool-server
     callm fit-line-profile PAIRS.jsonl -o PROFILE.json
                                       fit a phone-line error profile from real calls
@@ -57,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     p_lint.add_argument("paths", nargs="+", type=Path)
     p_lint.add_argument("--no-suite", action="store_true",
                         help="skip the suite composition check (when linting part of a suite)")
+    p_new = sub.add_parser("new-task", help="write a new task file from a template, with the next free id")
+    p_new.add_argument("path", type=Path, help="DIR/ID: the pack's task folder and the id, e.g. tasks/legal/C4-H5 "
+                                               "(C4-H: the next free hard task of C4)")
+    p_new.add_argument("--industry", help="the pack (default: the enclosing folder named after a pack)")
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
@@ -78,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "lint":
             from .lint import lint
 
-            problems, count = lint(args.paths, industries, suite=not args.no_suite)
+            # Named files are a task being written, not a suite: their pack's composition is not checked.
+            suite = not args.no_suite and any(p.is_dir() for p in args.paths)
+            problems, count = lint(args.paths, industries, suite=suite)
             for p in problems:
                 print(p)
             print(f"{count} task file(s), {len(problems)} problem(s)")
             return 1 if problems else 0
+        if args.command == "new-task":
+            return new_task_main(args.path, industries, args.industry)
         if args.command == "serve":
             from .toolserver import serve
 
@@ -95,6 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     except (PackError, TaskError) as e:
         print(e, file=sys.stderr)
         return 2
+    return 0
+
+
+def new_task_main(target: Path, industries: list[Path], industry: str | None) -> int:
+    from .scaffold import ScaffoldError, new_task
+
+    try:
+        _, _, steps = new_task(target, PackRegistry(industries), industry)
+    except ScaffoldError as e:
+        print(f"callm new-task: {e}", file=sys.stderr)
+        return 2
+    print(steps)
     return 0
 
 

@@ -1,6 +1,8 @@
 """The task linter: checks that an answer key is fair and a suite is well formed, for any pack.
 
 For every task:
+- it is finished: no `TODO:` placeholder of `callm new-task` left, a non-empty answer key, a locked
+  expected state;
 - it loads (schema, pack references) and its answer key replays: every expected call is owned by
   an agent on the expected path and returns the status the key records;
 - every constrained argument value of the key can be known by the agent when it makes the call:
@@ -137,6 +139,36 @@ def check_id(task: Task) -> list[Problem]:
     return out
 
 
+PLACEHOLDER = "TODO:"  # how `callm new-task` marks what only the task's author can write
+
+
+def _strings(value: Any, where: str = "$") -> Iterable[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{where}[{i}]")
+    elif isinstance(value, str):
+        yield where, value
+
+
+def check_unfinished(task: Task) -> list[Problem]:
+    """What a task still lacks, in plain words: placeholders left, an empty answer key, no locked state."""
+    problems = [Problem(task.path, where, f"not written yet: {text.split(PLACEHOLDER, 1)[1].strip()}")
+                for where, text in _strings(task.raw) if PLACEHOLDER in text]
+    if not task.exp_tool_calls:
+        problems.append(Problem(task.path, "$.exp_tool_calls",
+                                "the answer key is empty: list the tool calls the agent must make (name, the "
+                                "parameters that must have a given value, status); a model that did nothing "
+                                "would pass this task"))
+    if task.exp_db_state is None:
+        problems.append(Problem(task.path, "$.exp_db_state",
+                                f"not locked: once the answer key is written, run `callm lock {task.path}` to "
+                                "fill it by replaying the key"))
+    return problems
+
+
 def check_suite(pack: Pack, tasks: list[Task]) -> list[Problem]:
     suite = pack.suite
     if not suite:
@@ -180,6 +212,7 @@ def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True) 
         runtime = Runtime("oracle", packs.loaded())
         try:
             for task, pack in loaded:
+                problems.extend(check_unfinished(task))
                 problems.extend(check_id(task))
                 problems.extend(check_alternatives(task, pack))
                 try:

@@ -11,7 +11,6 @@ import asyncio
 import os
 import shutil
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,18 @@ import pytest
 
 from .collect import TaskFile, TaskItem, is_task_file
 from .cost import usage_by_industry
+from .junit_suite import JUnitSuiteProperties
 from .latency import LatencyReport, pool_samples, replay
 from .line import is_clean, make_line
 from .line_profile import ProfileError, format_rates, load_profile, realized_rates
+from .links import report_page_line
 from .metrics import summarize
 from .modelconfig import ORACLE, ModelConfig, ModelConfigError, resolve
 from .pack import PackError, PackRegistry
 from .task import TaskError, load_task
 from .attempts import AttemptRunner
 from .rundir import RunDir, RunDirError, default_run_dir, make_manifest, verifier_hash, write_json
+from .run_pruning import KeepLastRuns
 from .runtime import Runtime
 from .settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from .serve import ModelServer, ServeError
@@ -93,7 +95,6 @@ class CallmState:
                 self.same_model_warning = (
                     f"THE CALLER IS THE MODEL UNDER TEST ({self.model_config.model}): a model playing both sides "
                     "of the call is not a CALLM result; pick another --callm-caller-model")
-                warnings.warn(pytest.PytestWarning(self.same_model_warning))
             if self.settings.line_model:
                 self.line_config = self._resolve("line-model", self.settings.line_model)
         try:
@@ -102,6 +103,7 @@ class CallmState:
             raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
         self.server: ModelServer | None = None
         self._started = False
+        self._access_checked = False
         self.resuming = False
         self.total, self.started_at = 0, time.monotonic()
         self.latency_parts: list[dict[str, Any]] = []
@@ -133,6 +135,16 @@ class CallmState:
                 f"{len(task_ids)} task item(s) selected but no model under test: pass --callm-model=NAME "
                 "(for example --callm-model=oracle to replay the answer keys offline), or set callm_model "
                 "in your ini file")
+        self.check_access()
+
+    def check_access(self) -> None:
+        """The tool server answers and every model the run calls has its key; once per run.
+
+        The controller runs this at session start, before xdist starts a worker, so a missing key
+        is one message within seconds however many workers were asked for.
+        """
+        if self._access_checked:
+            return
         if self.settings.tool_server:
             try:
                 check_tool_server(self.settings.tool_server)
@@ -144,6 +156,7 @@ class CallmState:
                 self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
             if self.line_config is not None:
                 self._key_of(self.line_config, "line-model", None)
+        self._access_checked = True
 
     def retry_policy(self):
         from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
@@ -169,7 +182,11 @@ class CallmState:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # On the controller, before xdist starts its workers: one served model for the whole run.
-        if not self.settings.serve or hasattr(self.config, "workerinput") or self.config.option.collectonly:
+        if hasattr(self.config, "workerinput") or self.config.option.collectonly:
+            return
+        if self.settings.model:  # keys and tool server first: a usage error here costs no worker
+            self.check_access()
+        if not self.settings.serve:
             return
         if self.model_config is None or self.model_config.serve is None:
             where = self.model_config.source if self.model_config else "the oracle"
@@ -250,6 +267,18 @@ class CallmState:
 
         write_html_report(self.run_dir.path, self.settings.industries)
 
+    def writes_report(self) -> bool:
+        """Whether this process writes the run's report at session finish (the controller, after a run)."""
+        return not hasattr(self.config, "workerinput") and bool(self.results) and self._started
+
+    def caller_name(self) -> str:
+        """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""
+        if self.model_config is None:
+            return "none"
+        if self.config.hook.pytest_callm_make_caller.get_hookimpls():
+            return "pytest_callm_make_caller"
+        return self.caller_config.name
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         if not hasattr(self.config, "workerinput") and self.results and self._started:
             self.write_report()
@@ -328,6 +357,7 @@ class CallmState:
                 # JUnit XML reads the properties off the teardown report, which copies the item's.
                 item.user_properties.extend(
                     [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
+                     ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
                      ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
                     + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
                     + ([("callm_error", payload["error"])] if "error" in payload else [])
@@ -383,6 +413,9 @@ class CallmState:
         if self._started:
             what = "rescored into" if self.rescore_from else "resumed in" if self.resuming else "saved in"
             terminalreporter.write_line(f"callm: run {what} {self.run_dir.path}")
+            page = report_page_line(self.run_dir.path, terminalreporter.hasmarkup)
+            if page:
+                terminalreporter.write_line(page)
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
@@ -406,7 +439,10 @@ def pytest_configure(config: pytest.Config) -> None:
                  "difficulty(level=...): easy, medium or hard",
                  "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task"):
         config.addinivalue_line("markers", line)
-    config.pluginmanager.register(CallmState(config), "callm-state")
+    state = CallmState(config)
+    config.pluginmanager.register(state, "callm-state")
+    config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
+    config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,15 @@ from typing import Any
 
 import pytest
 
-DEFAULT_CALLER_MODEL = "gpt-4.1"  # named in the README; one fixed caller keeps rows comparable
+# The paper's caller is a fixed, stronger and slower model that is never ranked. GPT-5 at its default
+# (medium) reasoning effort is strong, and takes seconds to its first token: outside the conversational
+# category, so never a model under test. One fixed caller keeps rows comparable; named in the README.
+DEFAULT_CALLER_MODEL = "gpt-5"
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [
-    ("model", str, None, "model under test: a configured model name, or `oracle` to replay every answer key"),
+    ("model", str, None, "model under test: `oracle` (replays every answer key, offline), the name of a model "
+                         "config (bundled or --callm-model-configs), or else any OpenAI model id, e.g. gpt-4.1-mini"),
     ("attempts", int, 5, "attempts per task (default 5)"),
     ("k", int, None, "k of pass^k (default: the number of attempts)"),
     ("tool-server", str, None, "URL of a running tool server to use instead of starting one per worker"),
@@ -29,6 +33,8 @@ OPTIONS = [
                               "pronouncing dictionary)"),
     ("out", str, None, "run directory for the manifest, trajectories and report (default: a new "
                        "timestamped folder under callm-runs/); an existing run there is resumed"),
+    ("keep-runs", int, None, "keep only the last N runs in callm-runs/, removing older ones at the end of a run "
+                             "(default: keep all)"),
     ("resume", str, None, "resume the run saved in this directory: its finished attempts are kept, the rest run"),
     ("rescore", str, None, "score the trajectories saved in this run directory with today's verifier: "
                            "no model, caller or tool server"),

@@ -74,7 +74,6 @@ def _interval_table(summary: Summary, mark: str) -> Table:
 
 
 def render(summary: Summary, model: str, width: int = 100, color: bool = False) -> str:
-    k = summary.k
     mark = "*"
     iv = summary.intervals
     out = io.StringIO()
@@ -85,22 +84,32 @@ def render(summary: Summary, model: str, width: int = 100, color: bool = False) 
         console.print(_interval_table(summary, mark))
     else:
         console.print(table)
-    failed = summary.gate_failures
-    gate = summary.most_failed_gate()
+    for line in footnotes(summary, mark):
+        console.print(line)
+    return out.getvalue()
+
+
+def footnotes(summary: Summary, mark: str) -> list[str]:
+    """The lines under the table: one statement per line, each under 80 columns, so that a terminal
+    of usual width never breaks a sentence; the mean across industries is explained only when shown."""
+    k, iv = summary.k, summary.intervals
     scored = sum(t.n for t in summary.tasks.values())
-    console.print(f"scored attempts: {scored}; gate failures: "
-                  + ", ".join(f"{g} {n}" for g, n in failed.items())
-                  + (f"; most failed gate: {gate}" if gate else ""))
+    lines = [f"scored attempts: {scored}; gate failures: "
+             + ", ".join(f"{g} {n}" for g, n in summary.gate_failures.items())]
+    gate = summary.most_failed_gate()
+    if gate:
+        lines.append(f"most failed gate: {gate}")
     kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors.items()))
-    console.print(f"attempts not scored (in no denominator): {summary.unscored}" + (f" ({kinds})" if kinds else ""))
+    lines.append(f"attempts not scored (in no denominator): {summary.unscored}" + (f" ({kinds})" if kinds else ""))
     if iv is not None:
-        console.print(f"95% CI: bootstrap over tasks, {iv.resamples:,} resamples, seed {iv.seed}; "
-                      "all industries = mean of industries.")
+        lines.append(f"95% CI: bootstrap over tasks ({iv.resamples:,} resamples, seed {iv.seed}).")
+    if len(summary.industries) > 1:
+        lines.append("all industries: the unweighted mean of the industries.")
     if summary.partial:
         short = sum(1 for t in summary.tasks.values() if t.n < k)
-        console.print(f"{mark} partial run: {short} of {len(summary.tasks)} tasks have fewer than {k} scored "
-                      f"attempts, so pass^{k} is not computed for them (run all attempts, or set --callm-k).")
-    return out.getvalue()
+        lines.append(f"{mark} partial run: {short} of {len(summary.tasks)} tasks have fewer than {k} scored attempts,")
+        lines.append(f"  so pass^{k} is not computed for them (run all attempts, or set --callm-k).")
+    return lines
 
 
 def _money(value: float | None) -> str:

@@ -86,7 +86,6 @@ def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, bot
     assert "THE CALLER IS THE MODEL UNDER TEST" not in out
 
 
-@pytest.mark.filterwarnings("ignore:THE CALLER IS THE MODEL UNDER TEST")  # raised by the inner run, on purpose
 def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester, both_sides):
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")

@@ -241,3 +241,18 @@ def test_render_reports_unscored_attempts_and_most_failed_gate():
     out = render(summarize(results, k=1), model="m", width=200)
     assert "attempts not scored (in no denominator): 1 (infrastructure 1)" in out
     assert "most failed gate: handoff" in out
+
+
+def test_the_notes_under_the_table_never_break_a_sentence_at_80_columns_and_explain_only_what_is_shown():
+    one = attempts("A", 3, 2) + attempts("B", 1, 0) + [attempt("A", None, error_kind="infrastructure")]
+    out = render(summarize(one, k=5), model="m", width=80)
+    notes = out[out.index("scored attempts"):].splitlines()
+    assert notes == ["scored attempts: 6; gate failures: tools 2, handoff 0, database 0",
+                     "most failed gate: tools",
+                     "attempts not scored (in no denominator): 1 (infrastructure 1)",
+                     "95% CI: bootstrap over tasks (2,000 resamples, seed 20240917).",
+                     "* partial run: 1 of 2 tasks have fewer than 5 scored attempts,",
+                     "  so pass^5 is not computed for them (run all attempts, or set --callm-k)."]
+    assert "all industries" not in out  # one industry: no mean across industries to explain
+    two = render(summarize(attempts("A", 3, 0) + attempts("B", 3, 0, industry="legal"), k=3), model="m", width=80)
+    assert "all industries: the unweighted mean of the industries." in two.splitlines()
