@@ -70,7 +70,9 @@ class TaskItem(pytest.Function):
                                       CallerUnavailable, MissingTrajectory)):
             kind = type(excinfo.value).__name__
             return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
-        return super().repr_failure(excinfo, style=style)
+        # Anything else is a bug somewhere (a plugged-in caller, a pack, the harness): it fails this
+        # attempt with pytest's own traceback. pytest 9's Function.repr_failure takes no `style`.
+        return super().repr_failure(excinfo)
 
     def result_payload(self, when: str, excinfo) -> dict[str, Any] | None:
         """The JSON-safe record of this attempt that travels to the xdist controller."""
@@ -87,9 +89,18 @@ class TaskItem(pytest.Function):
         if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
             return None
         error = excinfo.value
-        kind = "answer_key" if isinstance(error, AnswerKeyError) else "infrastructure"
+        kind = error_kind(error)
         return {**base, "passed": None, "gates": {}, "error_kind": kind,
                 "error": f"{type(error).__name__}: {str(error)[:500]}"}
+
+
+def error_kind(error: BaseException) -> str:
+    """Why an attempt could not be scored, as the summary counts it."""
+    if isinstance(error, AnswerKeyError):
+        return "answer_key"
+    if isinstance(error, (ToolServerError, InfrastructureError, CallerUnavailable, MissingTrajectory)):
+        return "infrastructure"
+    return "unexpected error"  # a bug in a plugged-in caller, a pack or the harness: never the model's
 
 
 def run_attempt(callm_runtime, request) -> None:

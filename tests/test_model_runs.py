@@ -330,3 +330,32 @@ def test_no_api_key_reaches_any_file_of_the_run_directory(model_project, agent_s
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["comparable"]["model_config"]["api_key_env"] == KEY  # the variable's name, not its value
     assert secret not in (model_project.path / "j.xml").read_text()
+
+
+# --- a bad attempt never takes the run down --------------------------------------------------------
+
+RAISING_CALLER_CONFTEST = CALLER_CONFTEST + '''
+
+class ExplodingCaller:
+    async def respond(self, agent_said):
+        raise RuntimeError("the plugged-in caller exploded")
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return ExplodingCaller() if attempt == 2 else FixedLineCaller()
+'''
+
+
+def test_a_caller_that_raises_fails_its_attempt_and_the_run_goes_on(model_project, tmp_path):
+    model_project.makeconftest(RAISING_CALLER_CONFTEST)
+    out = tmp_path / "run"
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", TASK, "-n", "2", f"--callm-out={out}")
+    text = output(result)
+    assert "INTERNALERROR" not in text
+    result.assert_outcomes(passed=4, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "RuntimeError: the plugged-in caller exploded" in text
+    assert "attempts not scored (in no denominator): 1 (unexpected error 1)" in text
+    report = json.loads((out / "report.json").read_text())
+    [failed] = [a for a in report["attempts"] if a["passed"] is None]
+    assert failed["attempt"] == 2 and failed["error"] == "RuntimeError: the plugged-in caller exploded"
