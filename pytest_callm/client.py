@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -31,8 +32,8 @@ import openai
 
 from . import quirks
 from .latency import RequestSampler
-from .model import (ModelAccessError, ModelCallError, ModelInfrastructureError, ModelReply,  # noqa: F401
-                    ModelRequest, ModelRequestError, ToolCall, Usage)
+from .model import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
+                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
 from .modelconfig import ModelConfig
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -75,6 +76,20 @@ def _server_message(error: Exception) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return body["message"]
     return str(error)
+
+
+# How servers say that the conversation no longer fits: OpenAI's code, and the words of vLLM,
+# llama.cpp, Anthropic- and Gemini-compatible gateways.
+_CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|exceeds? the (model'?s? )?"
+                               r"(context|maximum)|too many tokens|prompt is too long|input is too long", re.I)
+
+
+def _is_context_overflow(error: Exception) -> bool:
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
+        return False
+    body = getattr(error, "body", None)
+    code = body.get("code") if isinstance(body, dict) else None
+    return code == "context_length_exceeded" or bool(_CONTEXT_OVERFLOW.search(_server_message(error)))
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -197,6 +212,9 @@ class OpenAIChatModel:
                     # Sent as often as a production client would: the model produced no usable reply.
                     notes.append(f"tool call rejected {resent + 1} times; no reply ({_server_message(e)[:120]})")
                     return ModelReply(notes=notes)
+                if _is_context_overflow(e):
+                    raise ModelContextOverflow(f"the conversation no longer fits the context of {self.config.model} "
+                                               f"(HTTP {e.status_code}: {_server_message(e)[:300]})") from None
                 if quirks.is_rejected_tool_call(e) or not _is_transient(e):
                     status = getattr(e, "status_code", None)
                     raise ModelRequestError(f"{self.config.base_url} refused the request for {self.config.model}"

@@ -684,9 +684,9 @@ class Builder:
         if stale:
             if task is not None and pack is not None:
                 from .trajectory import Trajectory
-                from .verify import verify
+                from .scoring import score
 
-                verdict = verify(task, pack, Trajectory.from_json(trajectory)).to_json()
+                verdict = score(task, pack, Trajectory.from_json(trajectory)).to_json()
             else:
                 view["note"] = ("The verdict below is the one stored with the trajectory: the task or its pack "
                                 "could not be loaded to verify it again, and the report scored it differently.")

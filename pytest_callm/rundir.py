@@ -32,7 +32,7 @@ FORMAT = "callm-run/1"
 TRAJECTORY_FORMAT = "callm-trajectory/1"
 REPORT_FORMAT = "callm-report/1"
 PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
-VERIFIER_MODULES = ("verify.py", "normalize.py", "metrics.py", "stats.py")  # everything that scores
+VERIFIER_MODULES = ("verify.py", "scoring.py", "normalize.py", "metrics.py", "stats.py")  # everything that scores
 
 
 class RunDirError(Exception):

@@ -36,7 +36,8 @@ from .pack import Pack
 from .task import Task
 from .tools_client import ToolClient
 from .trajectory import Trajectory
-from .verify import Verdict, verify
+from .scoring import score
+from .verify import Verdict
 
 if TYPE_CHECKING:  # the client imports the openai SDK, which an oracle run never needs
     from .client import OpenAIChatModel, RetryPolicy
@@ -122,7 +123,7 @@ class Runtime:
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
-        return trajectory, verify(task, pack, trajectory)
+        return trajectory, score(task, pack, trajectory)
 
     def play(self, task: Task, pack: Pack, attempt: int) -> Trajectory:
         failures: list[str] = []

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.client import (ModelAccessError, ModelCallError, ModelRequestError, OpenAIChatModel,
+from pytest_callm.client import (ModelAccessError, ModelCallError, ModelContextOverflow, ModelRequestError, OpenAIChatModel,
                                  RetryPolicy, api_key_for)
 from pytest_callm.model import ModelRequest, Usage
 from pytest_callm.modelconfig import ModelConfig, Quirks, Sampling
@@ -162,8 +162,16 @@ def test_an_unknown_model_stops_with_a_clear_message(openai_server):
 
 
 def test_a_request_the_server_refuses_is_not_retried(openai_server):
-    with pytest.raises(ModelRequestError, match=r"HTTP 400\): context length exceeded"):
-        ask(openai_server, {"status": 400, "message": "context length exceeded"})
+    with pytest.raises(ModelRequestError, match=r"HTTP 400\): Unsupported parameter: 'temperature'"):
+        ask(openai_server, {"status": 400, "message": "Unsupported parameter: 'temperature'"})
+    assert len(openai_server.log) == 1
+
+
+@pytest.mark.parametrize("message", ["context length exceeded", "prompt is too long: 210000 tokens > 200000 maximum",
+                                     "This model's maximum context length is 8192 tokens."])
+def test_a_conversation_too_long_for_the_model_is_its_failure_not_the_harnesss(openai_server, message):
+    with pytest.raises(ModelContextOverflow, match="no longer fits the context of scripted"):
+        ask(openai_server, {"status": 400, "message": message})
     assert len(openai_server.log) == 1
 
 
