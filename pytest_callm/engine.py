@@ -50,6 +50,8 @@ class Call:
         return round((time.perf_counter() - self._t0) * 1000, 3)
 
     async def run(self) -> Trajectory:
+        # The call's database exists from the start: its final state is the seed if no tool ran.
+        await self.tools.start_call(self.pack.name, self.traj.call_id)
         greeting = self.pack.greeting
         self.messages.append({"role": "assistant", "content": greeting})
         self.traj.transcript.append(TranscriptTurn("agent", greeting, self._ms(), agent=self.agent))

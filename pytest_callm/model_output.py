@@ -21,6 +21,8 @@ MAX_ARGUMENT_CHARS = 100_000  # far above any real tool call; a 20 MB string is 
 MAX_DEPTH = 32  # the deepest legitimate argument of any pack is 3 levels
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # paired ones are single characters in a Python str
 NOT_UNICODE = "text that is not valid Unicode (a lone surrogate)"
+NOT_JSON = "arguments are not valid JSON"
+NOT_UTF8 = "arguments are not UTF-8"
 
 
 def clean_text(text: str) -> str:
@@ -64,7 +66,7 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError:
-            return None, "arguments are not UTF-8"
+            return None, NOT_UTF8
     if _LONE_SURROGATE.search(raw):
         return None, NOT_UNICODE
     try:
@@ -72,9 +74,9 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
     except RecursionError:  # the C scanner gives up on deep nesting before we can measure it
         return None, f"nested deeper than {MAX_DEPTH} levels"
     except ValueError:
-        return None, "arguments are not valid JSON"
+        return None, NOT_JSON
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, not {type(value).__name__}"
+        return None, f"(arguments): expected a JSON object, got {type(value).__name__}"
     problem = _problem_in(value)
     return (None, problem) if problem else (value, None)
 

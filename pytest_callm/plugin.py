@@ -213,7 +213,8 @@ class CallmState:
                        line=self.settings.line,
                        line_config=self.line_config,
                        line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
-                       latency_sample=self.settings.latency_sample if self.settings.latency else 0)
+                       latency_sample=self.settings.latency_sample if self.settings.latency else 0,
+                       keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None)
 
     def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
         if sample is None:

@@ -40,6 +40,8 @@ OPTIONS = [
 FLAGS = [
     ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
     ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
+    ("keep-calls", "keep each call's SQLite database (in <run dir>/calls/) for debugging; by default a call's "
+                   "database is removed once the attempt is scored"),
 ]
 
 
@@ -50,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group.addoption(f"--callm-{name}", dest=dest, default=None, help=help_)
         parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", default=None)
     for name, help_ in FLAGS:
-        dest = "callm_" + name
+        dest = "callm_" + name.replace("-", "_")
         group.addoption(f"--callm-{name}", dest=dest, action="store_true", default=None, help=help_)
         parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", type="bool", default=False)
     group.addoption("--callm-model-configs", dest="callm_model_configs", action="append", default=[],
@@ -85,6 +87,7 @@ class Settings:
     out: Path | None = None
     resume: Path | None = None
     rescore: Path | None = None
+    keep_calls: bool = False
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -129,4 +132,5 @@ class Settings:
                    number("retry-backoff", 1.0), number("request-timeout", 60.0),
                    value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
-                   *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")))
+                   *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
+                   keep_calls=bool(value("keep-calls")))
