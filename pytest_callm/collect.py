@@ -38,6 +38,13 @@ class TaskFile(pytest.File):
         if task.exp_db_state is None:
             raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
                                         f"`callm lock {self.path}`"])
+        # Attempts are saved and resumed by industry and task id: two files with one id would merge
+        # into one task (the second "resumed" from the first's trajectories). A copied task folder
+        # whose task_name was not changed is the usual cause.
+        first = state.task_files.setdefault((task.industry, task.task_id), self.path.resolve())
+        if first != self.path.resolve():
+            raise TaskError(self.path, [f"$.task_name: task id {task.task_id} of industry {task.industry} is "
+                                        f"already used by {first}; give each task its own id"])
         for attempt in range(1, state.settings.attempts + 1):
             yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=run_attempt,
                                        task=task, pack=pack, attempt=attempt)

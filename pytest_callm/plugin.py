@@ -111,6 +111,7 @@ class CallmState:
         except PackError as e:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
+        self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
 
     def _resolve(self, option: str, name: str) -> ModelConfig:
         try:

@@ -248,3 +248,14 @@ def test_an_unreachable_tool_server_is_one_usage_error(project):
     result = project.runpytest(ORACLE, "--callm-tool-server=http://127.0.0.1:9", "-k", "C2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--callm-tool-server: the tool server at http://127.0.0.1:9 is not reachable*"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_two_task_files_with_one_id_are_a_collection_error_naming_both(project, workers):
+    copy = project.path / "tasks" / "vet_clinic" / "C2-E2-copy"
+    shutil.copytree(project.path / "tasks" / "vet_clinic" / "C2-E2", copy)  # task_name left unchanged
+    result = project.runpytest_subprocess(ORACLE, "-k", "C2-E2", *workers)
+    text = result.stdout.str() + result.stderr.str()
+    assert re.search(r"C2-E2-copy/task\.json: \$\.task_name: task id C2-E2 of industry vet_clinic is already used "
+                     r"by \S*tasks/vet_clinic/C2-E2/task\.json", text), text
+    assert result.ret != 0
