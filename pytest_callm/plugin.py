@@ -59,10 +59,10 @@ class CallmState:
             self.rescore_from = RunDir(worker[RESCORE_FROM])
         elif worker is None and self.settings.rescore:
             self.rescore_from = RunDir(self.settings.rescore)
-            if self.rescore_from.manifest() is None:
+            if self._manifest_of(self.rescore_from, "rescore") is None:
                 raise pytest.UsageError(f"--callm-rescore={self.settings.rescore}: no run there (no manifest.json)")
         if self.rescore_from is not None:  # the model of the saved run; nothing will call it
-            saved = (self.rescore_from.manifest() or {}).get("comparable", {})
+            saved = (self._manifest_of(self.rescore_from, "rescore") or {}).get("comparable", {})
             self.settings.model = self.settings.model or saved.get("model")
         if worker is not None:
             self.run_dir = RunDir(worker[RUN_DIR]) if worker.get(RUN_DIR) else None
@@ -71,6 +71,9 @@ class CallmState:
         else:
             self.run_dir = RunDir(self.settings.resume or self.settings.out
                                   or default_run_dir(config.rootpath, self.settings.model))
+        if worker is None and self.run_dir.path.exists() and not self.run_dir.path.is_dir():
+            option = "resume" if self.settings.resume else "out"
+            raise pytest.UsageError(f"--callm-{option}={self.run_dir.path}: a file, not a run directory")
         self.model_config: ModelConfig | None = None  # None for the oracle, and when rescoring
         if self.settings.model and self.settings.model != ORACLE and self.rescore_from is None:
             try:
@@ -112,6 +115,13 @@ class CallmState:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+
+    @staticmethod
+    def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
+        try:
+            return run_dir.manifest()
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
 
     def _resolve(self, option: str, name: str) -> ModelConfig:
         try:
@@ -190,6 +200,7 @@ class CallmState:
             node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.run_dir.unlock()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -306,17 +317,22 @@ class CallmState:
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
                                  packs=packs, root=self.config.rootpath)
+        option = "resume" if self.settings.resume else "out"
+        try:
+            self.run_dir.lock()  # one run writes to a folder at a time
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
         if self.rescore_from is not None:
             write_json(self.run_dir.manifest_path, {**manifest, "rescored_from": str(self.rescore_from.path),
                                                     "comparable": self.rescore_from.manifest()["comparable"],
                                                     "verifier_now": verifier_hash()})
             return
-        if self.settings.resume and self.run_dir.manifest() is None:
+        if self.settings.resume and self._manifest_of(self.run_dir, option) is None:
             raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
         try:
             self.resuming = self.run_dir.start(manifest)
         except RunDirError as e:
-            raise pytest.UsageError(str(e)) from None
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
 
     # --- results ------------------------------------------------------------------------------
 

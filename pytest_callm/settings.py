@@ -122,8 +122,12 @@ class Settings:
         k = integer("k", attempts)
         if k > attempts:
             raise pytest.UsageError(f"--callm-k={k} is larger than --callm-attempts={attempts}")
-        dirs = [config.rootpath / "industries", *map(Path, config.getini("callm_industries")),
-                *(Path(p).resolve() for p in config.getoption("callm_industries"))]
+        named = [*map(Path, config.getini("callm_industries")),
+                 *(Path(p).resolve() for p in config.getoption("callm_industries"))]
+        for d in named:  # a folder named on purpose must exist; only the default `industries/` may be absent
+            if not d.is_dir():
+                raise pytest.UsageError(f"--callm-industries={d}: no such folder")
+        dirs = [config.rootpath / "industries", *named]
         model_configs = (*map(Path, config.getini("callm_model_configs")),
                          *(Path(p).resolve() for p in config.getoption("callm_model_configs")))
         return cls(value("model") or None, attempts, k, value("tool-server") or None,
