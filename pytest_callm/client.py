@@ -30,7 +30,7 @@ from typing import Any
 
 import openai
 
-from . import quirks
+from . import quirks, redact
 from .latency import RequestSampler
 from .model import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
                     ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
@@ -148,6 +148,7 @@ class OpenAIChatModel:
     def __init__(self, config: ModelConfig, api_key: str | None, retry: RetryPolicy = RetryPolicy(),
                  sampler: RequestSampler | None = None):
         self.config = config
+        redact.public_url(config.base_url)  # remembers a password written into the URL
         self.name = config.name
         self.api_key = api_key
         self.retry = retry
@@ -318,5 +319,6 @@ def api_key_for(config: ModelConfig, environ: dict[str, str]) -> str | None:
     key = environ.get(config.api_key_env, "").strip()
     if not key:
         raise KeyError(config.api_key_env)
+    redact.remember(key, config.api_key_env)  # from here on, no output of the run shows it
     return key
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from . import redact
 from .model import ModelAccessError
 from .oracle import AnswerKeyError
 from .pack import Pack, PackError
@@ -76,10 +77,12 @@ class TaskItem(pytest.Function):
         if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError, InfrastructureError,
                                       CallerUnavailable, MissingTrajectory)):
             kind = type(excinfo.value).__name__
-            return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
+            return redact.text(f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}")
         # Anything else is a bug somewhere (a plugged-in caller, a pack, the harness): it fails this
         # attempt with pytest's own traceback. pytest 9's Function.repr_failure takes no `style`.
-        return super().repr_failure(excinfo)
+        shown = super().repr_failure(excinfo)
+        safe = redact.text(str(shown))
+        return shown if safe == str(shown) else safe  # plain text only when a secret had to go
 
     def result_payload(self, when: str, excinfo) -> dict[str, Any] | None:
         """The JSON-safe record of this attempt that travels to the xdist controller."""
@@ -98,7 +101,7 @@ class TaskItem(pytest.Function):
         error = excinfo.value
         kind = error_kind(error)
         return {**base, "passed": None, "gates": {}, "error_kind": kind,
-                "error": f"{type(error).__name__}: {str(error)[:500]}"}
+                "error": redact.text(f"{type(error).__name__}: {str(error)[:500]}")}
 
 
 def error_kind(error: BaseException) -> str:
@@ -118,7 +121,7 @@ def run_attempt(callm_runtime, request) -> None:
     except ModelAccessError as e:
         # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
         # this one message, and leave this attempt unplayed rather than failed.
-        request.session.shouldstop = f"callm stopped the run: {e}"
+        request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
         pytest.skip("not played: the model server refused the run (see the message at the end)")
     item.trajectory, item.verdict, item.usage = played.trajectory, played.verdict, played.usage
     if not item.verdict.passed:

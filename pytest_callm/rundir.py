@@ -35,7 +35,7 @@ except ImportError:  # Windows: no advisory locks; concurrent runs into one fold
     fcntl = None
 from typing import Any
 
-from . import __version__
+from . import __version__, redact
 from .pack import Pack
 
 FORMAT = "callm-run/1"
@@ -52,7 +52,7 @@ class RunDirError(Exception):
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(redact.value(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -114,7 +114,9 @@ def public_config(config) -> dict[str, Any] | None:
     """A model config as the manifest shows it: the key's variable name at most, never a key."""
     if config is None:
         return None
-    return json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    shown = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    shown["base_url"] = redact.public_url(shown.get("base_url"))
+    return shown
 
 
 def make_manifest(*, model: str, model_config, caller_config, line: str, attempts: int, k: int,

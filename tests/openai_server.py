@@ -19,7 +19,8 @@ A step is a dict:
 
 Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
 `require_user_first` (400 when the conversation does not open with a user message, as some
-providers do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
+providers do), `echo_auth` (every error message repeats the Authorization header, as careless
+gateways do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
 `caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
@@ -114,13 +115,14 @@ class ScriptCaller:
 class Behaviour:
     def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
-                 require_user_first: bool = False):
+                 require_user_first: bool = False, echo_auth: bool = False):
         self.api_key = api_key
         self.delay_ms = delay_ms
         self.models = list(models)
         self.agent = agent
         self.caller = caller
         self.require_user_first = require_user_first
+        self.echo_auth = echo_auth
         self.steps: deque[dict[str, Any]] = deque()
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
 
@@ -162,10 +164,11 @@ def create_app(state: Behaviour) -> FastAPI:
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
         record: dict[str, Any] = {"start": time.perf_counter(), "end": None, "status": 200}
+        echo = f" (request had Authorization: {request.headers.get('authorization')})" if state.echo_auth else ""
         if state.api_key is not None and request.headers.get("authorization") != f"Bearer {state.api_key}":
             record.update(status=401, end=time.perf_counter())
             state.log.append(record)
-            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+            return _error(401, "Incorrect API key provided." + echo, "invalid_api_key")
         body = await request.json()
         record["body"] = body
         state.log.append(record)
@@ -181,7 +184,7 @@ def create_app(state: Behaviour) -> FastAPI:
             record.update(status=step["status"], end=time.perf_counter())
             headers = {"retry-after": str(step["retry_after"])} if "retry_after" in step else None
             extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
-            return _error(step["status"], step.get("message", "scripted error"), step.get("code"),
+            return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
         return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
