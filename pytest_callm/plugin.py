@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import time
 import warnings
@@ -115,6 +116,7 @@ class CallmState:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+        self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
 
     @staticmethod
     def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
@@ -354,9 +356,25 @@ class CallmState:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "callm", None)
+        if payload is None and report.failed and report.when not in ("setup", "call", "teardown"):
+            payload = self._crashed(report.nodeid)  # xdist's report of a worker that died mid-attempt
         if payload is not None and not hasattr(self.config, "workerinput"):
             self.results.append(payload)
             self._progress()
+
+    def _crashed(self, nodeid: str) -> dict[str, Any] | None:
+        """The record of an attempt whose worker died: counted, never scored, never silently lost."""
+        match = re.fullmatch(r"(.+?)::(.+)\[attempt-(\d+)\]", nodeid)
+        if match is None or not is_task_file(Path(match[1]).name):
+            return None
+        where = {"industry": "?", "category": "?", "difficulty": "?"}
+        try:
+            _, task, _ = load_task(self.config.rootpath / match[1], self.packs)
+            where = {"industry": task.industry, "category": task.category_slug, "difficulty": task.difficulty}
+        except (TaskError, PackError):
+            pass
+        return {"task_id": match[2], **where, "attempt": int(match[3]), "passed": None, "gates": {},
+                "error_kind": "worker crashed", "error": f"the worker process died while running {nodeid}"}
 
     def _progress(self) -> None:
         """A line at every tenth of a long run: done/total, passes so far, elapsed, time left."""
@@ -379,8 +397,19 @@ class CallmState:
         reporter.write_line(f"callm: {done}/{total} attempts ({100 * done // total}%), {passed} passed, "
                             f"{clock(elapsed)} elapsed, about {clock(left)} left")
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Under xdist the controller hears of a worker's collection error here, once per error.
+        if report.failed and is_task_file(Path(report.nodeid.split("::")[0]).name) \
+                and report.nodeid not in self.not_collected:
+            self.not_collected.append(report.nodeid)
+
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
-        if hasattr(config, "workerinput") or not self.results:
+        if hasattr(config, "workerinput"):
+            return
+        if self.not_collected:  # their tasks are in no figure: say so where the figures are
+            terminalreporter.write_line(f"callm: {len(self.not_collected)} task file(s) could not be collected and "
+                                        "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
+        if not self.results:
             return
         summary = summarize(self.results, self.settings.k)
         terminalreporter.section("callm")

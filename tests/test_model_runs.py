@@ -359,3 +359,31 @@ def test_a_caller_that_raises_fails_its_attempt_and_the_run_goes_on(model_projec
     report = json.loads((out / "report.json").read_text())
     [failed] = [a for a in report["attempts"] if a["passed"] is None]
     assert failed["attempt"] == 2 and failed["error"] == "RuntimeError: the plugged-in caller exploded"
+
+
+CRASHING_CALLER_CONFTEST = CALLER_CONFTEST + '''
+import os, signal
+
+
+class DyingCaller:
+    async def respond(self, agent_said):
+        os.kill(os.getpid(), signal.SIGKILL)  # the worker dies mid-attempt, as an OOM kill would do it
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return DyingCaller() if attempt == 3 else FixedLineCaller()
+'''
+
+
+def test_an_attempt_whose_worker_crashed_is_counted_as_not_scored(model_project, tmp_path):
+    model_project.makeconftest(CRASHING_CALLER_CONFTEST)
+    out = tmp_path / "run"
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", TASK, "-n", "2", f"--callm-out={out}")
+    text = output(result)
+    assert "crashed while running" in text
+    assert "attempts not scored (in no denominator): 1 (worker crashed 1)" in text
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["attempts"]) == 5
+    [crashed] = [a for a in report["attempts"] if a["passed"] is None]
+    assert crashed == {**crashed, "attempt": 3, "industry": "vet_clinic", "error_kind": "worker crashed"}

@@ -259,3 +259,12 @@ def test_two_task_files_with_one_id_are_a_collection_error_naming_both(project, 
     assert re.search(r"C2-E2-copy/task\.json: \$\.task_name: task id C2-E2 of industry vet_clinic is already used "
                      r"by \S*tasks/vet_clinic/C2-E2/task\.json", text), text
     assert result.ret != 0
+
+
+def test_a_bad_task_file_under_xdist_is_named_in_the_summary_and_fails_the_run(project):
+    (project.path / "tasks" / "vet_clinic" / "C2-E2" / "task.json").write_text('{"task_name": "broken')
+    result = project.runpytest_subprocess(ORACLE, "-n", "2", "-k", "C2")
+    assert "callm: 1 task file(s) could not be collected and are in no figure: tasks/vet_clinic/C2-E2/task.json" \
+        in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=15, errors=1)
