@@ -53,12 +53,19 @@ class StreamDropped(Exception):
     """The stream ended before the model finished its reply."""
 
 
+class DeadlinePassed(StreamDropped):
+    """No complete reply within the request's overall deadline (a stream kept alive, or never ending)."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     tries: int = 5  # per request, the first one included
     backoff_s: float = 1.0  # the wait before the second try; it doubles on each further try
     max_backoff_s: float = 30.0  # also caps a server's Retry-After
     timeout_s: float = 60.0  # to connect, and between two streamed chunks
+    # The whole request, first byte to last: a stream kept alive with SSE comments, or one that never
+    # stops sending tokens, passes every gap timeout and would hold the call forever.
+    deadline_s: float = 600.0
 
     def wait_s(self, failed_tries: int, retry_after: float | None = None) -> float:
         if retry_after is not None:
@@ -262,6 +269,14 @@ class OpenAIChatModel:
                 f"Check `model` and `base_url` in {c.source}, or --callm-base-url.")
 
     async def _stream(self, body: dict[str, Any], stop_at_first_token: bool = False) -> _Streamed:
+        try:
+            async with asyncio.timeout(self.retry.deadline_s):
+                return await self._read_stream(body, stop_at_first_token)
+        except TimeoutError:
+            raise DeadlinePassed(f"no complete reply within the request deadline of {self.retry.deadline_s:g} s") \
+                from None
+
+    async def _read_stream(self, body: dict[str, Any], stop_at_first_token: bool) -> _Streamed:
         text: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, Any]] = {}

@@ -60,13 +60,14 @@ class Call:
         for exchange in range(1, self.limits.max_exchanges + 1):
             turn = await self.caller.respond(agent_said)
             said = clean_text(turn.text or "")  # the caller is a model too
+            notes = list(getattr(turn, "notes", None) or [])
             if said:
                 atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it
                 heard = await atransmit(said, caller_turns) if atransmit else self.line.transmit(
                     said, caller_turns)
                 caller_turns += 1
                 self.traj.transcript.append(TranscriptTurn("caller", said, self._ms(), heard=heard.pieces,
-                                                           line_errors=heard.errors))
+                                                           line_errors=heard.errors, notes=notes))
                 self.messages.extend({"role": "user", "content": piece} for piece in heard.pieces)
             if turn.hang_up:
                 self._ended_by = "caller_hangup"

@@ -161,7 +161,8 @@ class CallmState:
     def retry_policy(self):
         from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
 
-        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s)
+        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s,
+                           deadline_s=self.settings.request_deadline_s)
 
     def _api_key(self) -> str | None:
         return self._key_of(self.model_config, "model", "api-key-env")

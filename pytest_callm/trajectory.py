@@ -18,6 +18,7 @@ class TranscriptTurn:
     agent: str | None = None  # the agent speaking (agent turns)
     heard: list[str] | None = None  # what reached the model (caller turns)
     line_errors: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # caller turns: its model client's retries, like a request's
 
 
 @dataclass

@@ -16,6 +16,8 @@ A step is a dict:
     end_early       end the stream cleanly but without a finish reason
     stream_error    send this error object inside the stream (after the role chunk)
     hang_s          wait this long before anything after the role chunk (timeouts)
+    keepalive_s     send only SSE comments (`: keep-alive`), every 50 ms, this long after the role chunk
+    endless         after the role chunk, send text pieces every 10 ms and never finish
 
 Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
 `require_user_first` (400 when the conversation does not open with a user message, as some
@@ -124,11 +126,12 @@ class Behaviour:
         self.require_user_first = require_user_first
         self.echo_auth = echo_auth
         self.steps: deque[dict[str, Any]] = deque()
+        self.caller_steps: deque[dict[str, Any]] = deque()  # taken first by the caller's requests (errors)
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
 
     def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
         if self.caller is not None and ScriptCaller.is_caller_request(body):
-            return self.caller.step(body)
+            return self.caller_steps.popleft() if self.caller_steps else self.caller.step(body)
         if self.steps:
             return self.steps.popleft()
         if self.agent is not None:
@@ -210,6 +213,13 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
         return
     if step.get("hang_s"):
         await asyncio.sleep(step["hang_s"])
+    keepalive_until = time.perf_counter() + step.get("keepalive_s", 0)
+    while time.perf_counter() < keepalive_until:
+        yield ": keep-alive\n\n"
+        await asyncio.sleep(0.05)
+    while step.get("endless"):
+        yield chunk({"content": "and "})
+        await asyncio.sleep(0.01)
     # The delay counts from the request's arrival, and ends on time: the event loop's timers are
     # only good to a millisecond or two, so the last stretch is a short busy wait.
     await _until(record["start"] + step.get("delay_ms", state.delay_ms) / 1000)

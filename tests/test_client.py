@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
@@ -194,3 +195,25 @@ def test_quirks_are_off_by_default(openai_server):
     assert reply.tool_calls == [] and reply.text.endswith('[verify_owner(full_name="Dana")]')
     assert Quirks() == Quirks(False, False, False, 0)
     assert json.loads(json.dumps(openai_server.requests[0]))["messages"][1]["role"] == "assistant"
+
+
+# --- the overall deadline ---------------------------------------------------------------------------
+
+DEADLINE = RetryPolicy(tries=2, backoff_s=0.01, timeout_s=1.0, deadline_s=0.5)
+
+
+@pytest.mark.parametrize("step", [{"keepalive_s": 30}, {"endless": True}], ids=["kept-alive", "endless"])
+def test_a_stream_that_never_finishes_ends_at_the_deadline_and_is_retried(openai_server, step):
+    started = time.monotonic()
+    reply = ask(openai_server, step, {"text": "Done."}, retry=DEADLINE)  # the retry gets a normal reply
+    assert time.monotonic() - started < 5
+    assert reply.text == "Done."
+    assert len(reply.notes) == 1 and "DeadlinePassed: no complete reply within the request deadline of 0.5 s" \
+        in reply.notes[0]
+
+
+def test_a_stream_past_its_deadline_on_every_try_is_an_infrastructure_error(openai_server):
+    started = time.monotonic()
+    with pytest.raises(ModelCallError, match="2 tries failed; last: DeadlinePassed"):
+        ask(openai_server, {"keepalive_s": 30}, {"endless": True}, retry=DEADLINE)
+    assert time.monotonic() - started < 5

@@ -268,3 +268,12 @@ def test_a_bad_task_file_under_xdist_is_named_in_the_summary_and_fails_the_run(p
         in result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=15, errors=1)
+
+
+@pytest.mark.parametrize("option", ["--callm-request-timeout=0", "--callm-request-timeout=-5",
+                                    "--callm-request-deadline=0", "--callm-request-deadline=nan"])
+def test_a_request_timeout_or_deadline_that_is_not_positive_is_a_usage_error(project, option):
+    result = project.runpytest(ORACLE, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    name = option.split("=")[0]
+    assert f"{name} must be more than 0" in result.stderr.str()
