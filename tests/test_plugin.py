@@ -50,9 +50,11 @@ def test_each_task_file_becomes_one_item_per_attempt_in_a_stable_order(project):
 
 
 def test_star_task_json_files_are_collected_too(project):
-    shutil.copy(project.path / "tasks/vet_clinic/C2-E1/task.json", project.path / "tasks/vet_clinic/extra.task.json")
+    data = json.loads((project.path / "tasks/vet_clinic/C2-E1/task.json").read_text())
+    data["task_name"] = data["task_name"].replace("C2-E1", "C2-E9", 1)  # a task id of its own
+    (project.path / "tasks/vet_clinic/extra.task.json").write_text(json.dumps(data))
     result = project.runpytest("--collect-only", "-q", "--callm-attempts=1")
-    assert "tasks/vet_clinic/extra.task.json::C2-E1[attempt-1]" in result.outlines
+    assert "tasks/vet_clinic/extra.task.json::C2-E9[attempt-1]" in result.outlines
 
 
 @pytest.mark.parametrize("option, value, expected", [
