@@ -19,7 +19,8 @@ from .rundir import RunDir
 from .runtime import Runtime
 from .task import Task
 from .trajectory import Trajectory
-from .verify import Verdict, verify
+from .scoring import score
+from .verify import Verdict
 
 
 class MissingTrajectory(Exception):
@@ -70,7 +71,7 @@ class AttemptRunner:
     @staticmethod
     def _score(task: Task, pack: Pack, saved: dict[str, Any], source: str) -> Played:
         trajectory = Trajectory.from_json(saved["trajectory"])
-        return Played(trajectory, verify(task, pack, trajectory), saved.get("usage"), source)
+        return Played(trajectory, score(task, pack, trajectory), saved.get("usage"), source)
 
     def latency_sample(self) -> dict[str, Any] | None:
         return self.runtime.latency_sample() if self.runtime is not None else None

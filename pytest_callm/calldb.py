@@ -81,6 +81,18 @@ class CallStore:
                 tmp.unlink()
         return connect(path)
 
+    def exists(self, call_id: str) -> bool:
+        return call_id in self._recent or self.path(call_id).exists()
+
+    def remove(self, call_id: str) -> None:
+        """Delete a finished call's database: a long run's disk use stays flat."""
+        db = self._recent.pop(call_id, None)
+        if db is not None:
+            db.close()
+        path = self.path(call_id)
+        for leftover in (path, path.with_name(path.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+
     def connection(self, call_id: str) -> sqlite3.Connection:
         """A connection kept open for the call's next request (opening one costs more than a tool).
 

@@ -6,7 +6,7 @@ stand-in caller lives in `oracle.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -14,6 +14,7 @@ from typing import Protocol
 class CallerTurn:
     text: str  # what the caller says; may be empty when it only hangs up
     hang_up: bool = False
+    notes: list[str] = field(default_factory=list)  # what the caller's model client had to do: retries
 
 
 class Caller(Protocol):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -29,10 +30,10 @@ from typing import Any
 
 import openai
 
-from . import quirks
+from . import quirks, redact
 from .latency import RequestSampler
-from .model import (ModelAccessError, ModelCallError, ModelInfrastructureError, ModelReply,  # noqa: F401
-                    ModelRequest, ModelRequestError, ToolCall, Usage)
+from .model import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
+                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
 from .modelconfig import ModelConfig
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -52,12 +53,19 @@ class StreamDropped(Exception):
     """The stream ended before the model finished its reply."""
 
 
+class DeadlinePassed(StreamDropped):
+    """No complete reply within the request's overall deadline (a stream kept alive, or never ending)."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     tries: int = 5  # per request, the first one included
     backoff_s: float = 1.0  # the wait before the second try; it doubles on each further try
     max_backoff_s: float = 30.0  # also caps a server's Retry-After
     timeout_s: float = 60.0  # to connect, and between two streamed chunks
+    # The whole request, first byte to last: a stream kept alive with SSE comments, or one that never
+    # stops sending tokens, passes every gap timeout and would hold the call forever.
+    deadline_s: float = 600.0
 
     def wait_s(self, failed_tries: int, retry_after: float | None = None) -> float:
         if retry_after is not None:
@@ -75,6 +83,20 @@ def _server_message(error: Exception) -> str:
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return body["message"]
     return str(error)
+
+
+# How servers say that the conversation no longer fits: OpenAI's code, and the words of vLLM,
+# llama.cpp, Anthropic- and Gemini-compatible gateways.
+_CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|exceeds? the (model'?s? )?"
+                               r"(context|maximum)|too many tokens|prompt is too long|input is too long", re.I)
+
+
+def _is_context_overflow(error: Exception) -> bool:
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
+        return False
+    body = getattr(error, "body", None)
+    code = body.get("code") if isinstance(body, dict) else None
+    return code == "context_length_exceeded" or bool(_CONTEXT_OVERFLOW.search(_server_message(error)))
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -133,6 +155,7 @@ class OpenAIChatModel:
     def __init__(self, config: ModelConfig, api_key: str | None, retry: RetryPolicy = RetryPolicy(),
                  sampler: RequestSampler | None = None):
         self.config = config
+        redact.public_url(config.base_url)  # remembers a password written into the URL
         self.name = config.name
         self.api_key = api_key
         self.retry = retry
@@ -197,6 +220,9 @@ class OpenAIChatModel:
                     # Sent as often as a production client would: the model produced no usable reply.
                     notes.append(f"tool call rejected {resent + 1} times; no reply ({_server_message(e)[:120]})")
                     return ModelReply(notes=notes)
+                if _is_context_overflow(e):
+                    raise ModelContextOverflow(f"the conversation no longer fits the context of {self.config.model} "
+                                               f"(HTTP {e.status_code}: {_server_message(e)[:300]})") from None
                 if quirks.is_rejected_tool_call(e) or not _is_transient(e):
                     status = getattr(e, "status_code", None)
                     raise ModelRequestError(f"{self.config.base_url} refused the request for {self.config.model}"
@@ -243,6 +269,14 @@ class OpenAIChatModel:
                 f"Check `model` and `base_url` in {c.source}, or --callm-base-url.")
 
     async def _stream(self, body: dict[str, Any], stop_at_first_token: bool = False) -> _Streamed:
+        try:
+            async with asyncio.timeout(self.retry.deadline_s):
+                return await self._read_stream(body, stop_at_first_token)
+        except TimeoutError:
+            raise DeadlinePassed(f"no complete reply within the request deadline of {self.retry.deadline_s:g} s") \
+                from None
+
+    async def _read_stream(self, body: dict[str, Any], stop_at_first_token: bool) -> _Streamed:
         text: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
@@ -300,5 +334,6 @@ def api_key_for(config: ModelConfig, environ: dict[str, str]) -> str | None:
     key = environ.get(config.api_key_env, "").strip()
     if not key:
         raise KeyError(config.api_key_env)
+    redact.remember(key, config.api_key_env)  # from here on, no output of the run shows it
     return key
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from . import redact
 from .model import ModelAccessError
 from .oracle import AnswerKeyError
 from .pack import Pack, PackError
@@ -38,6 +39,13 @@ class TaskFile(pytest.File):
         if task.exp_db_state is None:
             raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
                                         f"`callm lock {self.path}`"])
+        # Attempts are saved and resumed by industry and task id: two files with one id would merge
+        # into one task (the second "resumed" from the first's trajectories). A copied task folder
+        # whose task_name was not changed is the usual cause.
+        first = state.task_files.setdefault((task.industry, task.task_id), self.path.resolve())
+        if first != self.path.resolve():
+            raise TaskError(self.path, [f"$.task_name: task id {task.task_id} of industry {task.industry} is "
+                                        f"already used by {first}; give each task its own id"])
         for attempt in range(1, state.settings.attempts + 1):
             yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=run_attempt,
                                        task=task, pack=pack, attempt=attempt)
@@ -69,8 +77,12 @@ class TaskItem(pytest.Function):
         if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError, InfrastructureError,
                                       CallerUnavailable, MissingTrajectory)):
             kind = type(excinfo.value).__name__
-            return f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}"
-        return super().repr_failure(excinfo, style=style)
+            return redact.text(f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}")
+        # Anything else is a bug somewhere (a plugged-in caller, a pack, the harness): it fails this
+        # attempt with pytest's own traceback. pytest 9's Function.repr_failure takes no `style`.
+        shown = super().repr_failure(excinfo)
+        safe = redact.text(str(shown))
+        return shown if safe == str(shown) else safe  # plain text only when a secret had to go
 
     def result_payload(self, when: str, excinfo) -> dict[str, Any] | None:
         """The JSON-safe record of this attempt that travels to the xdist controller."""
@@ -87,9 +99,18 @@ class TaskItem(pytest.Function):
         if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
             return None
         error = excinfo.value
-        kind = "answer_key" if isinstance(error, AnswerKeyError) else "infrastructure"
+        kind = error_kind(error)
         return {**base, "passed": None, "gates": {}, "error_kind": kind,
-                "error": f"{type(error).__name__}: {str(error)[:500]}"}
+                "error": redact.text(f"{type(error).__name__}: {str(error)[:500]}")}
+
+
+def error_kind(error: BaseException) -> str:
+    """Why an attempt could not be scored, as the summary counts it."""
+    if isinstance(error, AnswerKeyError):
+        return "answer_key"
+    if isinstance(error, (ToolServerError, InfrastructureError, CallerUnavailable, MissingTrajectory)):
+        return "infrastructure"
+    return "unexpected error"  # a bug in a plugged-in caller, a pack or the harness: never the model's
 
 
 def run_attempt(callm_runtime, request) -> None:
@@ -100,7 +121,7 @@ def run_attempt(callm_runtime, request) -> None:
     except ModelAccessError as e:
         # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
         # this one message, and leave this attempt unplayed rather than failed.
-        request.session.shouldstop = f"callm stopped the run: {e}"
+        request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
         pytest.skip("not played: the model server refused the run (see the message at the end)")
     item.trajectory, item.verdict, item.usage = played.trajectory, played.verdict, played.usage
     if not item.verdict.passed:

@@ -18,7 +18,8 @@ from typing import Any
 
 from .caller import Caller
 from .line import Line
-from .model import Model, ModelRequest, ToolCall
+from .model import Model, ModelContextOverflow, ModelRequest, ToolCall
+from .model_output import clean_text, clip, parse_arguments, safe_reply
 from .pack import Pack
 from .toolkit import envelope, result_status
 from .tools_client import ToolClient
@@ -49,6 +50,8 @@ class Call:
         return round((time.perf_counter() - self._t0) * 1000, 3)
 
     async def run(self) -> Trajectory:
+        # The call's database exists from the start: its final state is the seed if no tool ran.
+        await self.tools.start_call(self.pack.name, self.traj.call_id)
         greeting = self.pack.greeting
         self.messages.append({"role": "assistant", "content": greeting})
         self.traj.transcript.append(TranscriptTurn("agent", greeting, self._ms(), agent=self.agent))
@@ -56,13 +59,15 @@ class Call:
         caller_turns = 0
         for exchange in range(1, self.limits.max_exchanges + 1):
             turn = await self.caller.respond(agent_said)
-            if turn.text:
+            said = clean_text(turn.text or "")  # the caller is a model too
+            notes = list(getattr(turn, "notes", None) or [])
+            if said:
                 atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it
-                heard = await atransmit(turn.text, caller_turns) if atransmit else self.line.transmit(
-                    turn.text, caller_turns)
+                heard = await atransmit(said, caller_turns) if atransmit else self.line.transmit(
+                    said, caller_turns)
                 caller_turns += 1
-                self.traj.transcript.append(TranscriptTurn("caller", turn.text, self._ms(), heard=heard.pieces,
-                                                           line_errors=heard.errors))
+                self.traj.transcript.append(TranscriptTurn("caller", said, self._ms(), heard=heard.pieces,
+                                                           line_errors=heard.errors, notes=notes))
                 self.messages.extend({"role": "user", "content": piece} for piece in heard.pieces)
             if turn.hang_up:
                 self._ended_by = "caller_hangup"
@@ -85,7 +90,12 @@ class Call:
             request = ModelRequest(agent=self.agent, system_prompt=self.pack.agents[self.agent].prompt,
                                    messages=list(self.messages), tools=self.pack.tool_schemas(self.agent))
             started = self._ms()
-            reply = await self.model.respond(request)
+            try:
+                reply = safe_reply(await self.model.respond(request))
+            except ModelContextOverflow as e:
+                self.traj.model_failure = str(e)
+                self._ended_by = "context_overflow"
+                break
             index = len(self.traj.requests)
             self.traj.requests.append(RequestRecord(
                 index=index, agent=self.agent, exchange=exchange, started_ms=started,
@@ -95,7 +105,7 @@ class Call:
             message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
             if reply.tool_calls:
                 message["tool_calls"] = [{"id": tc.id, "type": "function",
-                                          "function": {"name": tc.name, "arguments": tc.raw_arguments}}
+                                          "function": {"name": tc.name, "arguments": clip(tc.raw_arguments)}}
                                          for tc in reply.tool_calls]
             if reply.text or reply.tool_calls:
                 self.messages.append(message)
@@ -119,13 +129,13 @@ class Call:
         agent = self.agent
         spec = self.pack.tools.get(tc.name)
         kind = spec.kind if spec else "unknown"
-        arguments = tc.arguments
+        arguments, problem = parse_arguments(tc.raw_arguments)
         refused = tc.name not in self.pack.agents[agent].tools
         if refused:
             result = envelope(False, {"agent": agent, "available_tools": list(self.pack.agents[agent].tools)},
                               "tool_not_available", None)
-        elif arguments is None:
-            result = envelope(False, {"problems": ["arguments are not valid JSON"]}, "invalid_arguments", None)
+        elif problem is not None:
+            result = envelope(False, {"problems": [problem]}, "invalid_arguments", None)
         elif kind == "industry":
             result = await self.tools.call(self.pack.name, self.traj.call_id, tc.name, arguments)
         else:
@@ -138,7 +148,7 @@ class Call:
                 result = envelope(True, {"ended": True})
         status = result_status(result)
         record = ToolCallRecord(index=len(self.traj.tool_calls), agent=agent, name=tc.name, kind=kind,
-                                arguments=arguments, raw_arguments=tc.raw_arguments, result=result,
+                                arguments=arguments, raw_arguments=clip(tc.raw_arguments), result=result,
                                 status=status, refused=refused, request_index=request_index,
                                 started_ms=started, duration_ms=round(self._ms() - started, 3))
         self.traj.tool_calls.append(record)

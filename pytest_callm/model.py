@@ -7,7 +7,6 @@ own timing (time to first text or tool-call token) and usage, which the engine r
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,11 +19,10 @@ class ToolCall:
 
     @property
     def arguments(self) -> Any:
-        """Parsed arguments, or None when the model wrote something that is not JSON."""
-        try:
-            return json.loads(self.raw_arguments or "{}")
-        except ValueError:
-            return None
+        """Parsed arguments, or None when they are unusable (see `model_output.parse_arguments`)."""
+        from .model_output import parse_arguments
+
+        return parse_arguments(self.raw_arguments)[0]
 
 
 @dataclass
@@ -66,6 +64,10 @@ class ModelCallError(ModelInfrastructureError):
 
 class ModelRequestError(ModelInfrastructureError):
     """The server refused the request itself (HTTP 400 or 422, not a rejected tool call)."""
+
+
+class ModelContextOverflow(Exception):
+    """The conversation no longer fits the model's context window: the model's failure, not the harness's."""
 
 
 class ModelAccessError(Exception):

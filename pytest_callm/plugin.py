@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -61,10 +62,10 @@ class CallmState:
             self.rescore_from = RunDir(worker[RESCORE_FROM])
         elif worker is None and self.settings.rescore:
             self.rescore_from = RunDir(self.settings.rescore)
-            if self.rescore_from.manifest() is None:
+            if self._manifest_of(self.rescore_from, "rescore") is None:
                 raise pytest.UsageError(f"--callm-rescore={self.settings.rescore}: no run there (no manifest.json)")
         if self.rescore_from is not None:  # the model of the saved run; nothing will call it
-            saved = (self.rescore_from.manifest() or {}).get("comparable", {})
+            saved = (self._manifest_of(self.rescore_from, "rescore") or {}).get("comparable", {})
             self.settings.model = self.settings.model or saved.get("model")
         if worker is not None:
             self.run_dir = RunDir(worker[RUN_DIR]) if worker.get(RUN_DIR) else None
@@ -73,6 +74,9 @@ class CallmState:
         else:
             self.run_dir = RunDir(self.settings.resume or self.settings.out
                                   or default_run_dir(config.rootpath, self.settings.model))
+        if worker is None and self.run_dir.path.exists() and not self.run_dir.path.is_dir():
+            option = "resume" if self.settings.resume else "out"
+            raise pytest.UsageError(f"--callm-{option}={self.run_dir.path}: a file, not a run directory")
         self.model_config: ModelConfig | None = None  # None for the oracle, and when rescoring
         if self.settings.model and self.settings.model != ORACLE and self.rescore_from is None:
             try:
@@ -113,6 +117,15 @@ class CallmState:
         except PackError as e:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
+        self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+        self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
+
+    @staticmethod
+    def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
+        try:
+            return run_dir.manifest()
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
 
     def _resolve(self, option: str, name: str) -> ModelConfig:
         try:
@@ -161,7 +174,8 @@ class CallmState:
     def retry_policy(self):
         from .client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
 
-        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s)
+        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s,
+                           deadline_s=self.settings.request_deadline_s)
 
     def _api_key(self) -> str | None:
         return self._key_of(self.model_config, "model", "api-key-env")
@@ -206,6 +220,7 @@ class CallmState:
             node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.run_dir.unlock()
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -230,7 +245,8 @@ class CallmState:
                        line=self.settings.line,
                        line_config=self.line_config,
                        line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
-                       latency_sample=self.settings.latency_sample if self.settings.latency else 0)
+                       latency_sample=self.settings.latency_sample if self.settings.latency else 0,
+                       keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None)
 
     def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
         if sample is None:
@@ -333,17 +349,22 @@ class CallmState:
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
                                  packs=packs, root=self.config.rootpath)
+        option = "resume" if self.settings.resume else "out"
+        try:
+            self.run_dir.lock()  # one run writes to a folder at a time
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
         if self.rescore_from is not None:
             write_json(self.run_dir.manifest_path, {**manifest, "rescored_from": str(self.rescore_from.path),
                                                     "comparable": self.rescore_from.manifest()["comparable"],
                                                     "verifier_now": verifier_hash()})
             return
-        if self.settings.resume and self.run_dir.manifest() is None:
+        if self.settings.resume and self._manifest_of(self.run_dir, option) is None:
             raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
         try:
             self.resuming = self.run_dir.start(manifest)
         except RunDirError as e:
-            raise pytest.UsageError(str(e)) from None
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
 
     # --- results ------------------------------------------------------------------------------
 
@@ -366,9 +387,25 @@ class CallmState:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         payload = getattr(report, "callm", None)
+        if payload is None and report.failed and report.when not in ("setup", "call", "teardown"):
+            payload = self._crashed(report.nodeid)  # xdist's report of a worker that died mid-attempt
         if payload is not None and not hasattr(self.config, "workerinput"):
             self.results.append(payload)
             self._progress()
+
+    def _crashed(self, nodeid: str) -> dict[str, Any] | None:
+        """The record of an attempt whose worker died: counted, never scored, never silently lost."""
+        match = re.fullmatch(r"(.+?)::(.+)\[attempt-(\d+)\]", nodeid)
+        if match is None or not is_task_file(Path(match[1]).name):
+            return None
+        where = {"industry": "?", "category": "?", "difficulty": "?"}
+        try:
+            _, task, _ = load_task(self.config.rootpath / match[1], self.packs)
+            where = {"industry": task.industry, "category": task.category_slug, "difficulty": task.difficulty}
+        except (TaskError, PackError):
+            pass
+        return {"task_id": match[2], **where, "attempt": int(match[3]), "passed": None, "gates": {},
+                "error_kind": "worker crashed", "error": f"the worker process died while running {nodeid}"}
 
     def _progress(self) -> None:
         """A line at every tenth of a long run: done/total, passes so far, elapsed, time left."""
@@ -391,8 +428,19 @@ class CallmState:
         reporter.write_line(f"callm: {done}/{total} attempts ({100 * done // total}%), {passed} passed, "
                             f"{clock(elapsed)} elapsed, about {clock(left)} left")
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Under xdist the controller hears of a worker's collection error here, once per error.
+        if report.failed and is_task_file(Path(report.nodeid.split("::")[0]).name) \
+                and report.nodeid not in self.not_collected:
+            self.not_collected.append(report.nodeid)
+
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
-        if hasattr(config, "workerinput") or not self.results:
+        if hasattr(config, "workerinput"):
+            return
+        if self.not_collected:  # their tasks are in no figure: say so where the figures are
+            terminalreporter.write_line(f"callm: {len(self.not_collected)} task file(s) could not be collected and "
+                                        "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
+        if not self.results:
             return
         summary = summarize(self.results, self.settings.k)
         terminalreporter.section("callm")

@@ -49,6 +49,7 @@ from typing import Any
 import jinja2
 from markupsafe import escape
 
+from . import redact as secrets_out
 from .compare import line_name
 from .normalize import normalize
 from .pack import Pack, PackError, discover_packs, load_pack
@@ -684,9 +685,9 @@ class Builder:
         if stale:
             if task is not None and pack is not None:
                 from .trajectory import Trajectory
-                from .verify import verify
+                from .scoring import score
 
-                verdict = verify(task, pack, Trajectory.from_json(trajectory)).to_json()
+                verdict = score(task, pack, Trajectory.from_json(trajectory)).to_json()
             else:
                 view["note"] = ("The verdict below is the one stored with the trajectory: the task or its pack "
                                 "could not be loaded to verify it again, and the report scored it differently.")
@@ -844,7 +845,7 @@ def render_report(run_dir: Path, packs_dirs: list[Path] | None = None) -> str:
 
 def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, out: Path | None = None) -> Path:
     """Write the run's HTML report (by default `<run_dir>/report.html`, atomically) and return its path."""
-    page = render_report(Path(run_dir), packs_dirs)
+    page = secrets_out.text(render_report(Path(run_dir), packs_dirs))
     path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

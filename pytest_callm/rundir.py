@@ -3,6 +3,7 @@
     <run>/manifest.json                                   what was run, and with what (no secrets)
     <run>/trajectories/<industry>/<task>/attempt-<n>.json one file per finished attempt
     <run>/report.json                                     every figure of the summary
+    <run>/.lock                                           the pid of the run writing here
 
 Files are written atomically (a temporary file, then a rename), by whichever process ran the
 attempt, as soon as it finishes: a killed run leaves only whole files behind. The manifest's
@@ -10,6 +11,10 @@ attempt, as soon as it finishes: a killed run leaves only whole files behind. Th
 the packs and the verifier) decides whether a later run may add to the same folder: resuming a run
 into a folder made by another setup is refused. The report holds no timestamp, so rescoring the
 same trajectories with the same verifier reproduces it byte for byte.
+
+One run writes to a folder at a time: it holds an advisory lock on `.lock` (which names its pid)
+for as long as it runs. The kernel drops the lock when its holder dies, so the lock of a killed
+run is simply taken over.
 """
 
 from __future__ import annotations
@@ -23,16 +28,21 @@ import re
 import tempfile
 import uuid
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; concurrent runs into one folder are not caught there
+    fcntl = None
 from typing import Any
 
-from . import __version__
+from . import __version__, redact
 from .pack import Pack
 
 FORMAT = "callm-run/1"
 TRAJECTORY_FORMAT = "callm-trajectory/1"
 REPORT_FORMAT = "callm-report/1"
 PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
-VERIFIER_MODULES = ("verify.py", "normalize.py", "metrics.py", "stats.py")  # everything that scores
+VERIFIER_MODULES = ("verify.py", "scoring.py", "normalize.py", "metrics.py", "stats.py")  # everything that scores
 
 
 class RunDirError(Exception):
@@ -42,7 +52,7 @@ class RunDirError(Exception):
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(redact.value(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -104,7 +114,9 @@ def public_config(config) -> dict[str, Any] | None:
     """A model config as the manifest shows it: the key's variable name at most, never a key."""
     if config is None:
         return None
-    return json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    shown = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    shown["base_url"] = redact.public_url(shown.get("base_url"))
+    return shown
 
 
 def make_manifest(*, model: str, model_config, caller_config, line: str, attempts: int, k: int,
@@ -150,10 +162,42 @@ class RunDir:
         return self.path / "manifest.json"
 
     def manifest(self) -> dict[str, Any] | None:
+        """The saved manifest, None when there is none. Raises RunDirError for one that is not a manifest."""
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
+        except (OSError, ValueError) as e:
+            raise RunDirError(f"{self.manifest_path}: not a readable run manifest ({e}); "
+                              "use another --callm-out, or remove the folder") from None
+        if not isinstance(data, dict) or not isinstance(data.get("comparable", {}), dict):
+            raise RunDirError(f"{self.manifest_path}: not a run manifest (expected a JSON object with a "
+                              "`comparable` object); use another --callm-out, or remove the folder")
+        return data
+
+    def lock(self) -> None:
+        """Hold this folder for the run, or raise RunDirError naming the run that holds it."""
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"{self.path} is a file, not a run directory")
+        self.path.mkdir(parents=True, exist_ok=True)
+        if fcntl is None or getattr(self, "_lock", None) is not None:
+            return
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunDirError(f"{self.path} is in use by another run (pid {owner}); wait for it to finish, "
+                              "or use another --callm-out") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock = fd
+
+    def unlock(self) -> None:
+        fd, self._lock = getattr(self, "_lock", None), None
+        if fd is not None:
+            os.close(fd)  # closing drops the lock
 
     def start(self, manifest: dict[str, Any]) -> bool:
         """Write the manifest of a new run, or check that of a run being resumed.

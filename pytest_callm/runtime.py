@@ -19,6 +19,7 @@ import asyncio
 import re
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +35,10 @@ from .modelconfig import ORACLE, ModelConfig
 from .oracle import OracleModel, ScriptedCaller
 from .pack import Pack
 from .task import Task
-from .tools_client import ToolClient
+from .tools_client import ToolClient, ToolServerError
 from .trajectory import Trajectory
-from .verify import Verdict, verify
+from .scoring import score
+from .verify import Verdict
 
 if TYPE_CHECKING:  # the client imports the openai SDK, which an oracle run never needs
     from .client import OpenAIChatModel, RetryPolicy
@@ -70,11 +72,13 @@ class Runtime:
                  api_key: str | None = None, retry: RetryPolicy | None = None,
                  caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
-                 line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1):
+                 line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1,
+                 keep_calls: Path | None = None):
         self.model_name = model_name
         self.line_spec = line
         self.limits = limits
         self.reruns = reruns
+        self.keep_calls = keep_calls  # a folder: call databases stay there, for debugging
         self.caller_factory = caller_factory
         self.model_config = model_config
         self.client: OpenAIChatModel | None = None
@@ -98,7 +102,7 @@ class Runtime:
         else:
             from .toolserver import ToolServer  # FastAPI is imported only by processes that start one
 
-            self._server = ToolServer(packs).start()
+            self._server = ToolServer(packs, data_dir=keep_calls).start()
         self.tool_server_url = tool_server_url or self._server.url
         self.tools = self._runner.run(self._connect())
 
@@ -122,20 +126,22 @@ class Runtime:
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
-        return trajectory, verify(task, pack, trajectory)
+        return trajectory, score(task, pack, trajectory)
 
     def play(self, task: Task, pack: Pack, attempt: int) -> Trajectory:
         failures: list[str] = []
         for run in range(self.reruns + 1):
             who = self.participants(task, pack, attempt)
+            call_id = make_call_id(task.task_id, attempt)
             try:
                 trajectory = self._runner.run(run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
-                    call_id=make_call_id(task.task_id, attempt), task_id=task.task_id, attempt=attempt,
-                    limits=self.limits))
+                    call_id=call_id, task_id=task.task_id, attempt=attempt, limits=self.limits))
             except ModelInfrastructureError as e:
                 failures.append(str(e))
                 continue
+            finally:
+                self._forget(pack, call_id)
             trajectory.reruns = run
             after = getattr(who.model, "after_call", None)
             if after is not None:
@@ -143,6 +149,15 @@ class Runtime:
             return trajectory
         raise InfrastructureError(f"the call failed {len(failures)} times on the model's side, and is not scored:\n"
                                   + "\n".join(f"  run {i + 1}: {f}" for i, f in enumerate(failures)))
+
+    def _forget(self, pack: Pack, call_id: str) -> None:
+        """Remove the call's database once its final state is in the trajectory (unless kept)."""
+        if self.keep_calls is not None:
+            return
+        try:
+            self._runner.run(self.tools.remove_call(pack.name, call_id))
+        except ToolServerError:
+            pass  # never started (the call failed before its first request), or the server is gone
 
     def usage(self, trajectory: Trajectory) -> dict[str, Any] | None:
         """Timing, tokens, cost and estimated duration of a call (None for the oracle: nothing to count)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,15 @@ OPTIONS = [
     ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
     ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
     ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
+    ("request-deadline", float, 600.0, "seconds a model request may take in all, first byte to last; past it the "
+                                       "request is retried as an infrastructure error"),
 ]
 # name, help: each becomes the flag --callm-<name> with a boolean ini twin callm_<name>.
 FLAGS = [
     ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
     ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
+    ("keep-calls", "keep each call's SQLite database (in <run dir>/calls/) for debugging; by default a call's "
+                   "database is removed once the attempt is scored"),
 ]
 
 
@@ -56,7 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group.addoption(f"--callm-{name}", dest=dest, default=None, help=help_)
         parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", default=None)
     for name, help_ in FLAGS:
-        dest = "callm_" + name
+        dest = "callm_" + name.replace("-", "_")
         group.addoption(f"--callm-{name}", dest=dest, action="store_true", default=None, help=help_)
         parser.addini(dest, help_ + " (ini twin of --callm-" + name + ")", type="bool", default=False)
     group.addoption("--callm-model-configs", dest="callm_model_configs", action="append", default=[],
@@ -83,6 +88,7 @@ class Settings:
     latency_sample: int = 30
     retry_backoff_s: float = 1.0
     request_timeout_s: float = 60.0
+    request_deadline_s: float = 600.0
     caller_model: str = DEFAULT_CALLER_MODEL
     caller_base_url: str | None = None
     caller_api_key_env: str | None = None
@@ -91,6 +97,7 @@ class Settings:
     out: Path | None = None
     resume: Path | None = None
     rescore: Path | None = None
+    keep_calls: bool = False
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -111,28 +118,35 @@ class Settings:
                 raise pytest.UsageError(f"--callm-{name} must be at least 1, got {number}")
             return number
 
-        def number(name: str, default: float) -> float:
+        def number(name: str, default: float, positive: bool = False) -> float:
             raw = value(name)
             try:
                 number = default if raw in (None, "") else float(raw)
             except ValueError:
                 raise pytest.UsageError(f"--callm-{name} must be a number, got {raw!r}") from None
-            if number < 0:
-                raise pytest.UsageError(f"--callm-{name} must not be negative, got {raw}")
+            if not math.isfinite(number) or number < 0 or (positive and number == 0):
+                raise pytest.UsageError(f"--callm-{name} must be {'more than 0' if positive else 'at least 0'}, "
+                                        f"got {raw}")
             return number
 
         attempts = integer("attempts", 5)
         k = integer("k", attempts)
         if k > attempts:
             raise pytest.UsageError(f"--callm-k={k} is larger than --callm-attempts={attempts}")
-        dirs = [config.rootpath / "industries", *map(Path, config.getini("callm_industries")),
-                *(Path(p).resolve() for p in config.getoption("callm_industries"))]
+        named = [*map(Path, config.getini("callm_industries")),
+                 *(Path(p).resolve() for p in config.getoption("callm_industries"))]
+        for d in named:  # a folder named on purpose must exist; only the default `industries/` may be absent
+            if not d.is_dir():
+                raise pytest.UsageError(f"--callm-industries={d}: no such folder")
+        dirs = [config.rootpath / "industries", *named]
         model_configs = (*map(Path, config.getini("callm_model_configs")),
                          *(Path(p).resolve() for p in config.getoption("callm_model_configs")))
         return cls(value("model") or None, attempts, k, value("tool-server") or None,
                    [d for d in dirs if d.is_dir()], value("base-url") or None, value("api-key-env"),
                    model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
-                   number("retry-backoff", 1.0), number("request-timeout", 60.0),
+                   number("retry-backoff", 1.0), number("request-timeout", 60.0, positive=True),
+                   number("request-deadline", 600.0, positive=True),
                    value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
-                   *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")))
+                   *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
+                   keep_calls=bool(value("keep-calls")))

@@ -105,13 +105,17 @@ class SimulatedCaller:
         self.history: list[dict[str, Any]] = []  # from the caller's side: the agent is "user"
         self.holds = 0  # hang-ups refused because the agent was asking a question
         self.requests = 0
+        self.notes: list[str] = []  # the client's retries of this turn's requests
 
     async def _ask(self, messages: list[dict[str, Any]]):
         self.requests += 1
-        return await self.model.respond(ModelRequest(agent="caller", system_prompt=self.prompt,
-                                                     messages=messages, tools=[HANG_UP_TOOL]))
+        reply = await self.model.respond(ModelRequest(agent="caller", system_prompt=self.prompt,
+                                                      messages=messages, tools=[HANG_UP_TOOL]))
+        self.notes.extend(reply.notes)
+        return reply
 
     async def respond(self, agent_said: str) -> CallerTurn:
+        self.notes = []
         self.history.append({"role": "user", "content": agent_said.strip() or SILENCE})
         reply = await self._ask(list(self.history))
         hang_up = any(tc.name == HANG_UP for tc in reply.tool_calls)
@@ -130,4 +134,4 @@ class SimulatedCaller:
         text = spoken_only(reply.text)
         if text:
             self.history.append({"role": "assistant", "content": text})
-        return CallerTurn(text, hang_up=hang_up)
+        return CallerTurn(text, hang_up=hang_up, notes=list(self.notes))

@@ -46,6 +46,12 @@ class ToolClient:
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
         return await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments))
 
+    async def start_call(self, pack: str, call_id: str) -> None:
+        await self._send("POST", f"/packs/{pack}/call", call_id)
+
+    async def remove_call(self, pack: str, call_id: str) -> None:
+        await self._send("DELETE", f"/packs/{pack}/call", call_id)
+
     async def state(self, pack: str, call_id: str) -> dict[str, list[dict[str, Any]]]:
         return await self._send("GET", f"/packs/{pack}/state", call_id)
 
@@ -73,9 +79,7 @@ class ToolClient:
             raise ToolServerError(f"{method} {path} -> HTTP {status}, not JSON: {text[:300]}") from None
         if status >= 500 or status in (400, 404):
             detail = payload.get("caller_safe_message") if isinstance(payload, dict) else payload
-            data = payload.get("data") if isinstance(payload, dict) else None
-            trace = data.get("traceback", "") if isinstance(data, dict) else ""
-            raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}\n{trace}".rstrip())
+            raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}")
         return payload
 
     async def aclose(self) -> None:

@@ -18,6 +18,7 @@ class TranscriptTurn:
     agent: str | None = None  # the agent speaking (agent turns)
     heard: list[str] | None = None  # what reached the model (caller turns)
     line_errors: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # caller turns: its model client's retries, like a request's
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Trajectory:
     requests: list[RequestRecord] = field(default_factory=list)
     final_state: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     reruns: int = 0  # times the call was started again after an infrastructure error
+    model_failure: str | None = None  # the model broke the call (its context overflowed): a fail, whatever the gates
 
     def handoff_path(self) -> list[str]:
         return [h.to_agent for h in self.handoffs]

@@ -16,10 +16,13 @@ A step is a dict:
     end_early       end the stream cleanly but without a finish reason
     stream_error    send this error object inside the stream (after the role chunk)
     hang_s          wait this long before anything after the role chunk (timeouts)
+    keepalive_s     send only SSE comments (`: keep-alive`), every 50 ms, this long after the role chunk
+    endless         after the role chunk, send text pieces every 10 ms and never finish
 
 Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
 `require_user_first` (400 when the conversation does not open with a user message, as some
-providers do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
+providers do), `echo_auth` (every error message repeats the Authorization header, as careless
+gateways do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
 `caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
@@ -114,19 +117,21 @@ class ScriptCaller:
 class Behaviour:
     def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
-                 require_user_first: bool = False):
+                 require_user_first: bool = False, echo_auth: bool = False):
         self.api_key = api_key
         self.delay_ms = delay_ms
         self.models = list(models)
         self.agent = agent
         self.caller = caller
         self.require_user_first = require_user_first
+        self.echo_auth = echo_auth
         self.steps: deque[dict[str, Any]] = deque()
+        self.caller_steps: deque[dict[str, Any]] = deque()  # taken first by the caller's requests (errors)
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
 
     def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
         if self.caller is not None and ScriptCaller.is_caller_request(body):
-            return self.caller.step(body)
+            return self.caller_steps.popleft() if self.caller_steps else self.caller.step(body)
         if self.steps:
             return self.steps.popleft()
         if self.agent is not None:
@@ -162,10 +167,11 @@ def create_app(state: Behaviour) -> FastAPI:
     @app.post("/v1/chat/completions")
     async def chat(request: Request):
         record: dict[str, Any] = {"start": time.perf_counter(), "end": None, "status": 200}
+        echo = f" (request had Authorization: {request.headers.get('authorization')})" if state.echo_auth else ""
         if state.api_key is not None and request.headers.get("authorization") != f"Bearer {state.api_key}":
             record.update(status=401, end=time.perf_counter())
             state.log.append(record)
-            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+            return _error(401, "Incorrect API key provided." + echo, "invalid_api_key")
         body = await request.json()
         record["body"] = body
         state.log.append(record)
@@ -181,7 +187,7 @@ def create_app(state: Behaviour) -> FastAPI:
             record.update(status=step["status"], end=time.perf_counter())
             headers = {"retry-after": str(step["retry_after"])} if "retry_after" in step else None
             extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
-            return _error(step["status"], step.get("message", "scripted error"), step.get("code"),
+            return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
         return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
@@ -207,6 +213,13 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
         return
     if step.get("hang_s"):
         await asyncio.sleep(step["hang_s"])
+    keepalive_until = time.perf_counter() + step.get("keepalive_s", 0)
+    while time.perf_counter() < keepalive_until:
+        yield ": keep-alive\n\n"
+        await asyncio.sleep(0.05)
+    while step.get("endless"):
+        yield chunk({"content": "and "})
+        await asyncio.sleep(0.01)
     # The delay counts from the request's arrival, and ends on time: the event loop's timers are
     # only good to a millisecond or two, so the last stretch is a short busy wait.
     await _until(record["start"] + step.get("delay_ms", state.delay_ms) / 1000)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.client import (ModelAccessError, ModelCallError, ModelRequestError, OpenAIChatModel,
+from pytest_callm.client import (ModelAccessError, ModelCallError, ModelContextOverflow, ModelRequestError, OpenAIChatModel,
                                  RetryPolicy, api_key_for)
 from pytest_callm.model import ModelRequest, Usage
 from pytest_callm.modelconfig import ModelConfig, Quirks, Sampling
@@ -162,8 +163,16 @@ def test_an_unknown_model_stops_with_a_clear_message(openai_server):
 
 
 def test_a_request_the_server_refuses_is_not_retried(openai_server):
-    with pytest.raises(ModelRequestError, match=r"HTTP 400\): context length exceeded"):
-        ask(openai_server, {"status": 400, "message": "context length exceeded"})
+    with pytest.raises(ModelRequestError, match=r"HTTP 400\): Unsupported parameter: 'temperature'"):
+        ask(openai_server, {"status": 400, "message": "Unsupported parameter: 'temperature'"})
+    assert len(openai_server.log) == 1
+
+
+@pytest.mark.parametrize("message", ["context length exceeded", "prompt is too long: 210000 tokens > 200000 maximum",
+                                     "This model's maximum context length is 8192 tokens."])
+def test_a_conversation_too_long_for_the_model_is_its_failure_not_the_harnesss(openai_server, message):
+    with pytest.raises(ModelContextOverflow, match="no longer fits the context of scripted"):
+        ask(openai_server, {"status": 400, "message": message})
     assert len(openai_server.log) == 1
 
 
@@ -186,3 +195,25 @@ def test_quirks_are_off_by_default(openai_server):
     assert reply.tool_calls == [] and reply.text.endswith('[verify_owner(full_name="Dana")]')
     assert Quirks() == Quirks(False, False, False, 0)
     assert json.loads(json.dumps(openai_server.requests[0]))["messages"][1]["role"] == "assistant"
+
+
+# --- the overall deadline ---------------------------------------------------------------------------
+
+DEADLINE = RetryPolicy(tries=2, backoff_s=0.01, timeout_s=1.0, deadline_s=0.5)
+
+
+@pytest.mark.parametrize("step", [{"keepalive_s": 30}, {"endless": True}], ids=["kept-alive", "endless"])
+def test_a_stream_that_never_finishes_ends_at_the_deadline_and_is_retried(openai_server, step):
+    started = time.monotonic()
+    reply = ask(openai_server, step, {"text": "Done."}, retry=DEADLINE)  # the retry gets a normal reply
+    assert time.monotonic() - started < 5
+    assert reply.text == "Done."
+    assert len(reply.notes) == 1 and "DeadlinePassed: no complete reply within the request deadline of 0.5 s" \
+        in reply.notes[0]
+
+
+def test_a_stream_past_its_deadline_on_every_try_is_an_infrastructure_error(openai_server):
+    started = time.monotonic()
+    with pytest.raises(ModelCallError, match="2 tries failed; last: DeadlinePassed"):
+        ask(openai_server, {"keepalive_s": 30}, {"endless": True}, retry=DEADLINE)
+    assert time.monotonic() - started < 5

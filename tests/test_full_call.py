@@ -95,3 +95,24 @@ def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester,
         f'model = "agent-model"\nbase_url = "{both_sides.base_url}"\napi_key_env = ""\n')
     result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=agent", "-k", "C2-E1 and attempt-1")
     assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()
+
+
+def test_the_caller_models_retries_are_recorded_in_the_trajectory(both_sides):
+    from pytest_callm.client import RetryPolicy
+
+    both_sides.state.caller_steps.extend([{"status": 429, "message": "slow down"}, {"status": 503}])
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(TASK_FILE, packs)
+    agent = ModelConfig(name="agent", model="agent-model", base_url=both_sides.base_url, api_key_env=None)
+    caller = ModelConfig(name="caller", model="caller-model", base_url=both_sides.base_url, api_key_env=None)
+    runtime = Runtime("agent", packs.loaded(), model_config=agent, caller_config=caller, line="clean",
+                      retry=RetryPolicy(backoff_s=0.01))
+    try:
+        trajectory, verdict = runtime.run_attempt(task, pack, 1)
+    finally:
+        runtime.close()
+    assert verdict.passed, verdict.explain()
+    first, *rest = [t for t in trajectory.transcript if t.role == "caller"]
+    assert len(first.notes) == 2 and "RateLimitError: slow down" in first.notes[0]
+    assert "InternalServerError" in first.notes[1]
+    assert all(t.notes == [] for t in rest)

@@ -330,3 +330,60 @@ def test_no_api_key_reaches_any_file_of_the_run_directory(model_project, agent_s
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["comparable"]["model_config"]["api_key_env"] == KEY  # the variable's name, not its value
     assert secret not in (model_project.path / "j.xml").read_text()
+
+
+# --- a bad attempt never takes the run down --------------------------------------------------------
+
+RAISING_CALLER_CONFTEST = CALLER_CONFTEST + '''
+
+class ExplodingCaller:
+    async def respond(self, agent_said):
+        raise RuntimeError("the plugged-in caller exploded")
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return ExplodingCaller() if attempt == 2 else FixedLineCaller()
+'''
+
+
+def test_a_caller_that_raises_fails_its_attempt_and_the_run_goes_on(model_project, tmp_path):
+    model_project.makeconftest(RAISING_CALLER_CONFTEST)
+    out = tmp_path / "run"
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", TASK, "-n", "2", f"--callm-out={out}")
+    text = output(result)
+    assert "INTERNALERROR" not in text
+    result.assert_outcomes(passed=4, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "RuntimeError: the plugged-in caller exploded" in text
+    assert "attempts not scored (in no denominator): 1 (unexpected error 1)" in text
+    report = json.loads((out / "report.json").read_text())
+    [failed] = [a for a in report["attempts"] if a["passed"] is None]
+    assert failed["attempt"] == 2 and failed["error"] == "RuntimeError: the plugged-in caller exploded"
+
+
+CRASHING_CALLER_CONFTEST = CALLER_CONFTEST + '''
+import os, signal
+
+
+class DyingCaller:
+    async def respond(self, agent_said):
+        os.kill(os.getpid(), signal.SIGKILL)  # the worker dies mid-attempt, as an OOM kill would do it
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return DyingCaller() if attempt == 3 else FixedLineCaller()
+'''
+
+
+def test_an_attempt_whose_worker_crashed_is_counted_as_not_scored(model_project, tmp_path):
+    model_project.makeconftest(CRASHING_CALLER_CONFTEST)
+    out = tmp_path / "run"
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", TASK, "-n", "2", f"--callm-out={out}")
+    text = output(result)
+    assert "crashed while running" in text
+    assert "attempts not scored (in no denominator): 1 (worker crashed 1)" in text
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((out / "report.json").read_text())
+    assert len(report["attempts"]) == 5
+    [crashed] = [a for a in report["attempts"] if a["passed"] is None]
+    assert crashed == {**crashed, "attempt": 3, "industry": "vet_clinic", "error_kind": "worker crashed"}

@@ -50,9 +50,11 @@ def test_each_task_file_becomes_one_item_per_attempt_in_a_stable_order(project):
 
 
 def test_star_task_json_files_are_collected_too(project):
-    shutil.copy(project.path / "tasks/vet_clinic/C2-E1/task.json", project.path / "tasks/vet_clinic/extra.task.json")
+    data = json.loads((project.path / "tasks/vet_clinic/C2-E1/task.json").read_text())
+    data["task_name"] = data["task_name"].replace("C2-E1", "C2-E9", 1)  # a task id of its own
+    (project.path / "tasks/vet_clinic/extra.task.json").write_text(json.dumps(data))
     result = project.runpytest("--collect-only", "-q", "--callm-attempts=1")
-    assert "tasks/vet_clinic/extra.task.json::C2-E1[attempt-1]" in result.outlines
+    assert "tasks/vet_clinic/extra.task.json::C2-E9[attempt-1]" in result.outlines
 
 
 @pytest.mark.parametrize("option, value, expected", [
@@ -248,3 +250,32 @@ def test_an_unreachable_tool_server_is_one_usage_error(project):
     result = project.runpytest(ORACLE, "--callm-tool-server=http://127.0.0.1:9", "-k", "C2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--callm-tool-server: the tool server at http://127.0.0.1:9 is not reachable*"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_two_task_files_with_one_id_are_a_collection_error_naming_both(project, workers):
+    copy = project.path / "tasks" / "vet_clinic" / "C2-E2-copy"
+    shutil.copytree(project.path / "tasks" / "vet_clinic" / "C2-E2", copy)  # task_name left unchanged
+    result = project.runpytest_subprocess(ORACLE, "-k", "C2-E2", *workers)
+    text = result.stdout.str() + result.stderr.str()
+    assert re.search(r"C2-E2-copy/task\.json: \$\.task_name: task id C2-E2 of industry vet_clinic is already used "
+                     r"by \S*tasks/vet_clinic/C2-E2/task\.json", text), text
+    assert result.ret != 0
+
+
+def test_a_bad_task_file_under_xdist_is_named_in_the_summary_and_fails_the_run(project):
+    (project.path / "tasks" / "vet_clinic" / "C2-E2" / "task.json").write_text('{"task_name": "broken')
+    result = project.runpytest_subprocess(ORACLE, "-n", "2", "-k", "C2")
+    assert "callm: 1 task file(s) could not be collected and are in no figure: tasks/vet_clinic/C2-E2/task.json" \
+        in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=15, errors=1)
+
+
+@pytest.mark.parametrize("option", ["--callm-request-timeout=0", "--callm-request-timeout=-5",
+                                    "--callm-request-deadline=0", "--callm-request-deadline=nan"])
+def test_a_request_timeout_or_deadline_that_is_not_positive_is_a_usage_error(project, option):
+    result = project.runpytest(ORACLE, option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    name = option.split("=")[0]
+    assert f"{name} must be more than 0" in result.stderr.str()

@@ -19,7 +19,7 @@ def quick_start_as_ci_reads_it() -> list[str]:
 
 def test_the_quick_start_is_install_then_the_oracle_run_and_ci_runs_it():
     assert quick_start_as_ci_reads_it() == [
-        "python3 -m venv .venv && . .venv/bin/activate && pip install -e .",
+        "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]'",
         "pytest --callm-model=oracle",
     ]
     assert 'eval "$quickstart"' in (REPO / ".ci" / "run").read_text()

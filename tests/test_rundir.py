@@ -128,3 +128,61 @@ def test_resume_needs_a_run_to_resume(tmp_path):
     proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={tmp_path / 'nothing'}", check=False)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "no run to resume there" in proc.stderr
+
+
+# --- bad run directories are usage errors naming the file -------------------------------------------
+
+def usage_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
+    assert proc.returncode == pytest.ExitCode.USAGE_ERROR, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "INTERNALERROR" not in proc.stdout + proc.stderr
+    for needle in needles:
+        assert needle in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("content, option", [
+    ('{"format": "callm-run/1", "comp', "out"), ("[1, 2]", "out"), ('{"comparable": 3}', "out"), ("\xff", "out"),
+    ('{"format": "callm-run/1", "comp', "resume"), ("[1, 2]", "rescore")],
+    ids=["truncated", "a-list", "comparable-not-an-object", "not-utf8", "resume-truncated", "rescore-a-list"])
+def test_a_broken_manifest_is_a_usage_error_naming_it(tmp_path, content, option):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "manifest.json").write_bytes(content.encode("latin-1"))
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-{option}={out}", "-k", "C2-E1", check=False)
+    usage_error(proc, f"--callm-{option}: {out / 'manifest.json'}: not a")
+
+
+def test_callm_out_pointing_at_a_file_is_a_usage_error(tmp_path):
+    target = tmp_path / "results.txt"
+    target.write_text("not a folder")
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={target}", "-k", "C2-E1", check=False)
+    usage_error(proc, f"--callm-out={target}: a file, not a run directory")
+
+
+def test_callm_industries_naming_a_missing_folder_is_a_usage_error(tmp_path):
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-industries={tmp_path / 'nope'}", check=False)
+    usage_error(proc, f"--callm-industries={tmp_path / 'nope'}: no such folder")
+
+
+HOLD_LOCK = """
+import sys, time
+from pytest_callm.rundir import RunDir
+RunDir(sys.argv[1]).lock()
+print("locked", flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused_and_a_dead_runs_lock_is_taken_over(tmp_path):
+    out = tmp_path / "run"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+        usage_error(proc, f"{out} is in use by another run (pid {holder.pid})")
+        assert not (out / "manifest.json").exists()
+    finally:
+        holder.kill()  # as a killed run would: the lock file stays behind, naming a dead pid
+        holder.wait()
+    assert (out / ".lock").read_text().strip() == str(holder.pid)
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
