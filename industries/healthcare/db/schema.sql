@@ -1,0 +1,188 @@
+-- Straus Dermatology: the state every call starts from.
+-- Reference tables (read by tools) come first; the write-bearing records come last. The verifier
+-- compares three tables only (pack.json): patients, appointments and waitlist. Text messages,
+-- refill requests, clinical messages, payment links and escalations are written too, but no
+-- compared row records them: only the tool gate sees them (the paper's point).
+
+CREATE TABLE offices (
+    id TEXT PRIMARY KEY,                 -- park_ave, brooklyn, hoboken, white_plains
+    name TEXT NOT NULL,
+    address TEXT NOT NULL,
+    hours TEXT NOT NULL,
+    parking TEXT NOT NULL,
+    sort_order INTEGER NOT NULL
+);
+
+CREATE TABLE carriers (
+    code TEXT PRIMARY KEY,               -- CIGNA, AETNA, UHC, BCBS, OXFORD, MEDICARE, SELF_PAY
+    name TEXT NOT NULL
+);
+
+CREATE TABLE plan_acceptance (           -- which office is in network for which carrier
+    office_id TEXT NOT NULL REFERENCES offices(id),
+    carrier TEXT NOT NULL REFERENCES carriers(code),
+    accepted INTEGER NOT NULL,
+    PRIMARY KEY (office_id, carrier)
+);
+
+CREATE TABLE insurance_members (         -- what the carriers' eligibility service answers
+    carrier TEXT NOT NULL REFERENCES carriers(code),
+    member_id TEXT NOT NULL,
+    full_name TEXT NOT NULL,
+    date_of_birth TEXT NOT NULL,
+    status TEXT NOT NULL,                -- active, inactive
+    plan_name TEXT NOT NULL,
+    specialist_copay REAL NOT NULL,
+    deductible_remaining REAL NOT NULL,
+    termination_date TEXT,
+    PRIMARY KEY (carrier, member_id)
+);
+
+CREATE TABLE providers (
+    id TEXT PRIMARY KEY,                 -- PR-01
+    name TEXT NOT NULL,
+    credentials TEXT NOT NULL,           -- MD, NP
+    office_id TEXT NOT NULL REFERENCES offices(id),
+    practice TEXT NOT NULL               -- medical, cosmetic
+);
+
+CREATE TABLE visit_types (
+    code TEXT PRIMARY KEY,               -- new_patient, follow_up, skin_check, procedure, cosmetic_consult, cosmetic_treatment
+    label TEXT NOT NULL,
+    minutes INTEGER NOT NULL,            -- a slot must be at least this long
+    practice TEXT NOT NULL               -- medical, cosmetic
+);
+
+CREATE TABLE slots (                     -- a provider's open block; one visit per block
+    id TEXT PRIMARY KEY,                 -- S-301
+    office_id TEXT NOT NULL REFERENCES offices(id),
+    provider_id TEXT NOT NULL REFERENCES providers(id),
+    starts_at TEXT NOT NULL,
+    minutes INTEGER NOT NULL,
+    held_until TEXT                      -- held for another caller until then (not offered meanwhile)
+);
+
+CREATE TABLE cosmetic_prices (
+    treatment TEXT PRIMARY KEY,          -- botox, filler, chemical_peel, microneedling, laser_resurfacing
+    label TEXT NOT NULL,
+    unit TEXT NOT NULL,                  -- unit, syringe, session
+    unit_price REAL NOT NULL,
+    minimum_quantity INTEGER NOT NULL,
+    package_quantity INTEGER,            -- this many sessions or more ...
+    package_discount_pct REAL            -- ... take this much off the total
+);
+
+CREATE TABLE prescriptions (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,
+    medication TEXT NOT NULL,
+    refills_remaining INTEGER NOT NULL,
+    requires_visit INTEGER NOT NULL      -- 1: a provider must see the patient before any refill
+);
+
+CREATE TABLE billing_items (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,
+    service_date TEXT NOT NULL,
+    description TEXT NOT NULL,
+    amount REAL NOT NULL
+);
+
+-- --- write-bearing records ---------------------------------------------------------------------
+
+CREATE TABLE patients (                  -- compared
+    id TEXT PRIMARY KEY,                 -- P-2001
+    full_name TEXT NOT NULL,
+    date_of_birth TEXT NOT NULL,
+    phone TEXT NOT NULL,                 -- digits only
+    email TEXT,
+    home_office TEXT NOT NULL REFERENCES offices(id),
+    carrier TEXT,                        -- carrier code, NULL for none on file
+    member_id TEXT,
+    guardian_name TEXT,                  -- for a patient under 18
+    balance REAL NOT NULL,               -- what the patient owes, to the cent
+    payment_plan_months INTEGER,         -- a financing plan on the balance, NULL for none
+    failed_verifications INTEGER NOT NULL,
+    locked INTEGER NOT NULL              -- 1 after three failed verifications: staff must unlock
+);
+
+CREATE TABLE appointments (              -- compared
+    id TEXT PRIMARY KEY,                 -- A-1001
+    patient_id TEXT,                     -- NULL for a new patient booked without a chart
+    new_patient_name TEXT,
+    new_patient_dob TEXT,
+    new_patient_phone TEXT,
+    carrier TEXT,                        -- the plan a new patient will use (SELF_PAY for none)
+    visit_type TEXT NOT NULL REFERENCES visit_types(code),
+    office_id TEXT NOT NULL REFERENCES offices(id),
+    provider_id TEXT NOT NULL REFERENCES providers(id),
+    slot_id TEXT NOT NULL REFERENCES slots(id),
+    starts_at TEXT NOT NULL,
+    status TEXT NOT NULL,                -- scheduled, cancelled
+    cancel_fee REAL NOT NULL,            -- a late-cancellation fee charged, 0 when none
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE waitlist (                  -- compared
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT,                     -- NULL for a new patient
+    full_name TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    visit_type TEXT NOT NULL REFERENCES visit_types(code),
+    offices TEXT NOT NULL,               -- office ids, sorted, comma-separated
+    earliest_date TEXT NOT NULL,
+    latest_date TEXT NOT NULL,
+    status TEXT NOT NULL,                -- active
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE text_messages (             -- not compared: the tool gate sees every text
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT,
+    phone TEXT NOT NULL,
+    message_type TEXT NOT NULL,
+    reference TEXT,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE emails (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,
+    address TEXT NOT NULL,
+    message_type TEXT NOT NULL,
+    reference TEXT,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE payment_links (
+    id TEXT PRIMARY KEY,                 -- PL-...
+    patient_id TEXT NOT NULL,
+    amount REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE refill_requests (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,
+    prescription_id INTEGER NOT NULL REFERENCES prescriptions(id),
+    pharmacy TEXT,
+    status TEXT NOT NULL,                -- sent_to_provider
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE clinical_messages (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    urgency TEXT NOT NULL,               -- routine, same_day
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE escalations (
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT,
+    reason TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);

@@ -1,0 +1,426 @@
+"""Business rules of the healthcare pack (Straus Dermatology), through the real tool server."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from conftest import REPO
+from pytest_callm.pack import load_pack
+from pytest_callm.toolserver import ToolServer
+
+HEALTHCARE = REPO / "industries" / "healthcare"
+ROSA = {"full_name": "Rosa Delgado", "date_of_birth": "1979-03-14"}
+MARCUS = {"full_name": "Marcus Bell", "date_of_birth": "1985-11-02"}
+TOMASZ = {"full_name": "Tomasz Nowak", "date_of_birth": "1971-05-08"}
+JASMINE = {"full_name": "Jasmine Ortiz", "date_of_birth": "1994-01-17"}
+ELLEN = {"full_name": "Ellen Kowalski", "date_of_birth": "1962-09-30"}
+NEW = {"full_name": "Maya Lindqvist", "date_of_birth": "1991-04-09", "phone": "917-555-0246"}
+
+
+@pytest.fixture(scope="module")
+def healthcare_server():
+    pack = load_pack(HEALTHCARE)
+    with ToolServer({pack.name: pack}) as server:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            yield http
+
+
+class Call:
+    """One phone call against the healthcare tool server: `call.tool(name, **args)` returns the envelope."""
+
+    def __init__(self, http: httpx.Client):
+        self.http = http
+        self.id = uuid.uuid4().hex
+
+    def tool(self, name: str, **arguments):
+        response = self.http.post(f"/packs/healthcare/tools/{name}", json=arguments, headers={"X-Call-Id": self.id})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def state(self):
+        return self.http.get("/packs/healthcare/state", headers={"X-Call-Id": self.id}).json()
+
+    def ok(self, name: str, **arguments):
+        result = self.tool(name, **arguments)
+        assert result["ok"], result
+        return result["data"]
+
+    def code(self, name: str, **arguments):
+        result = self.tool(name, **arguments)
+        assert not result["ok"], result
+        return result["error_code"]
+
+
+@pytest.fixture
+def call(healthcare_server):
+    return Call(healthcare_server)
+
+
+def patient(state, patient_id):
+    return next(p for p in state["patients"] if p["id"] == patient_id)
+
+
+def appointment(state, appointment_id):
+    return next(a for a in state["appointments"] if a["id"] == appointment_id)
+
+
+# --- identity and lockout ----------------------------------------------------------------------
+
+def test_verification_by_name_and_date_of_birth_tolerates_case_and_titles(call):
+    data = call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")
+    assert data == {"patient_id": "P-2001", "full_name": "Rosa Delgado", "verified": True, "minor": False,
+                    "speaking_with": "patient", "home_office": "Brooklyn Heights", "insurance_on_file": "Aetna"}
+
+
+def test_two_patients_with_one_name_are_told_apart_by_date_of_birth(call):
+    assert call.ok("verify_patient", full_name="Daniel Cho", date_of_birth="1956-10-03")["patient_id"] == "P-2008"
+    assert call.ok("verify_patient", full_name="Daniel Cho", date_of_birth="1988-04-12")["patient_id"] == "P-2007"
+
+
+def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
+    assert call.code("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
+    state = call.state()
+    assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
+
+
+def test_the_third_failure_on_a_record_locks_it_even_against_the_right_details(call):
+    # Nadia Farouk has two failures on record: one more locks her out.
+    assert call.code("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-05-12") == "not_verified"
+    assert (patient(call.state(), "P-2010")["failed_verifications"], patient(call.state(), "P-2010")["locked"]) == (3, 1)
+    result = call.tool("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-12-05")
+    assert result["error_code"] == "account_locked"
+    assert "locked" in result["caller_safe_message"]
+
+
+def test_a_seeded_lockout_refuses_the_right_details(call):
+    assert call.code("verify_patient", full_name="Gregory Lutz", date_of_birth="1969-02-27") == "account_locked"
+
+
+def test_success_clears_the_record_count(call):
+    call.ok("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-12-05")
+    assert patient(call.state(), "P-2010")["failed_verifications"] == 0
+
+
+def test_three_failures_end_verification_for_the_call(call):
+    for dob in ("1979-03-15", "1979-04-14", "1978-03-14"):
+        assert call.code("verify_patient", full_name="Rosa Delgado", date_of_birth=dob) == "not_verified"
+    assert call.code("verify_patient", **ROSA) == "verification_locked"
+    assert patient(call.state(), "P-2001")["locked"] == 1
+
+
+def test_a_minor_needs_the_guardian_on_file(call):
+    leo = {"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"}
+    assert call.code("verify_patient", **leo) == "guardian_required"
+    assert call.code("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
+    data = call.ok("verify_patient", **leo, guardian_name="Greta Hartmann")
+    assert (data["minor"], data["speaking_with"]) == (True, "guardian")
+    assert patient(call.state(), "P-2009")["failed_verifications"] == 0
+
+
+def test_account_actions_need_verification(call):
+    for name, args in [("list_my_appointments", {}), ("get_balance", {}), ("request_refill", {"medication": "tretinoin"}),
+                       ("send_clinical_message", {"topic": "other", "urgency": "routine", "message": "x"}),
+                       ("book_appointment", {"slot_id": "S-501", "visit_type": "follow_up"}),
+                       ("update_insurance", {"carrier": "Aetna", "member_id": "AET-55102"})]:
+        assert call.code(name, **args) == "not_verified", name
+
+
+# --- slots and booking -------------------------------------------------------------------------
+
+def test_slots_fit_the_visit_length_and_skip_booked_held_and_past_times(call):
+    data = call.ok("find_open_slots", office="Park Ave", visit_type="skin_check")
+    ids = [s["slot_id"] for s in data["slots"]]
+    # S-303 is booked, S-305 held by another caller until 09:30; S-306's hold lapsed at 08:45.
+    assert ids[:3] == ["S-306", "S-308", "S-310"]
+    short = call.ok("find_open_slots", office="park_ave", visit_type="follow_up")
+    assert [s["slot_id"] for s in short["slots"]][:2] == ["S-302", "S-306"]  # S-301 (08:30 today) has passed
+
+
+def test_a_slot_too_short_for_the_visit_is_refused(call):
+    call.ok("verify_patient", **ROSA)
+    result = call.tool("book_appointment", slot_id="S-501", visit_type="skin_check")
+    assert (result["error_code"], result["data"]) == ("slot_too_short", {"minutes_needed": 30, "minutes_available": 15})
+    assert call.code("book_appointment", slot_id="S-305", visit_type="follow_up") == "slot_unavailable"
+    assert call.code("book_appointment", slot_id="S-702", visit_type="follow_up") == "wrong_slot_type"
+
+
+def test_booking_writes_the_appointment(call):
+    call.ok("verify_patient", **ROSA)
+    data = call.ok("book_appointment", slot_id="s 501", visit_type="follow_up")
+    assert data == {"appointment_id": "A-1010", "visit_type": "follow_up", "starts_at": "2026-08-04T09:00",
+                    "office": "Brooklyn Heights", "provider": "Dr. Hannah Feld", "status": "scheduled"}
+    row = appointment(call.state(), "A-1010")
+    assert (row["patient_id"], row["slot_id"], row["status"], row["cancel_fee"]) == ("P-2001", "S-501", "scheduled", 0)
+
+
+def test_plan_acceptance_is_per_office_and_carrier(call):
+    park = call.ok("check_plan_acceptance", office="Park Avenue", carrier="cigna")
+    assert (park["accepted"], park["offices_accepting"]) == (True, ["Park Avenue", "Hoboken", "White Plains"])
+    assert call.ok("check_plan_acceptance", office="Brooklyn", carrier="Cigna")["accepted"] is False
+    assert call.code("check_plan_acceptance", office="Queens", carrier="Cigna") == "unknown_office"
+    assert call.code("check_plan_acceptance", office="Brooklyn", carrier="Acme Health") == "unknown_carrier"
+
+
+def test_a_booking_where_the_plan_is_not_accepted_is_refused(call):
+    call.ok("verify_patient", full_name="Leo Hartmann", date_of_birth="2012-07-19", guardian_name="Greta Hartmann")
+    result = call.tool("book_appointment", slot_id="S-502", visit_type="skin_check")  # UnitedHealthcare at Brooklyn
+    assert result["error_code"] == "plan_not_accepted"
+    assert result["data"] == {"offices_accepting": ["Park Avenue", "Hoboken", "White Plains"]}
+    assert len(call.state()["appointments"]) == 9
+
+
+def test_a_new_patient_books_without_a_chart(call):
+    data = call.ok("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", carrier="Cigna", **NEW)
+    assert (data["appointment_id"], data["new_patient"], data["insurance"]) == ("A-1010", True, "Cigna")
+    row = appointment(call.state(), "A-1010")
+    assert (row["patient_id"], row["new_patient_name"], row["new_patient_phone"], row["carrier"]) == (
+        None, "Maya Lindqvist", "9175550246", "CIGNA")
+    assert len(call.state()["patients"]) == 18  # no chart is created
+
+
+def test_a_new_patient_visit_checks_the_plan_and_refuses_known_patients(call):
+    assert call.code("book_new_patient_visit", slot_id="S-502", visit_type="new_patient", carrier="Cigna",
+                     **NEW) == "plan_not_accepted"
+    assert call.code("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", **NEW) == "carrier_required"
+    assert call.code("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", carrier="Aetna",
+                     phone="2125550142", **ROSA) == "existing_patient"
+    consult = call.ok("book_new_patient_visit", slot_id="S-801", visit_type="cosmetic_consult", **NEW)
+    assert consult["insurance"] == "Self-pay (no insurance)"
+
+
+def test_a_verified_patient_cannot_touch_another_patients_appointment(call):
+    call.ok("verify_patient", **MARCUS)
+    # A-1008 is his wife Sylvia's; to him it does not exist.
+    for name, args in [("check_cancellation_fee", {"appointment_id": "A-1008"}),
+                       ("cancel_appointment", {"appointment_id": "A-1008", "accept_fee": True}),
+                       ("reschedule_appointment", {"appointment_id": "A-1008", "new_slot_id": "S-803"})]:
+        result = call.tool(name, **args)
+        assert result["error_code"] == "appointment_not_found", name
+        assert "Sylvia" not in (result["caller_safe_message"] or "")
+    assert appointment(call.state(), "A-1008")["status"] == "scheduled"
+    assert [a["appointment_id"] for a in call.ok("list_my_appointments")["appointments"]] == ["A-1001"]
+
+
+# --- cancellation fees and rescheduling ----------------------------------------------------------
+
+def test_outside_the_window_cancelling_is_free(call):
+    call.ok("verify_patient", **MARCUS)
+    assert call.code("cancel_appointment", appointment_id="A-1001", accept_fee=False) == "fee_check_required"
+    quote = call.ok("check_cancellation_fee", appointment_id="A-1001")
+    assert (quote["inside_window"], quote["notice_window_hours"], quote["cancellation_fee"]) == (False, 24, 0.0)
+    assert call.ok("cancel_appointment", appointment_id="A-1001", accept_fee=False)["fee_charged"] == 0.0
+    state = call.state()
+    assert (appointment(state, "A-1001")["status"], patient(state, "P-2002")["balance"]) == ("cancelled", 40.0)
+
+
+def test_a_medical_visit_inside_24_hours_costs_50_only_when_accepted(call):
+    call.ok("verify_patient", **TOMASZ)
+    quote = call.ok("check_cancellation_fee", appointment_id="A-1005")  # today 16:30
+    assert (quote["inside_window"], quote["cancellation_fee"], quote["reschedule_fee"]) == (True, 50.0, 0.0)
+    refused = call.tool("cancel_appointment", appointment_id="A-1005", accept_fee=False)
+    assert refused["error_code"] == "fee_not_accepted" and "$50.00" in refused["caller_safe_message"]
+    before = call.state()
+    assert appointment(before, "A-1005")["status"] == "scheduled" and patient(before, "P-2006")["balance"] == 0
+    data = call.ok("cancel_appointment", appointment_id="A-1005", accept_fee=True)
+    assert (data["fee_charged"], data["new_balance"]) == (50.0, 50.0)
+    after = call.state()
+    assert (appointment(after, "A-1005")["status"], appointment(after, "A-1005")["cancel_fee"]) == ("cancelled", 50.0)
+    assert patient(after, "P-2006")["balance"] == 50.0
+
+
+def test_a_cosmetic_visit_has_a_72_hour_window_and_a_150_fee(call):
+    call.ok("verify_patient", **JASMINE)
+    quote = call.ok("check_cancellation_fee", appointment_id="A-1004")  # Wednesday 10:00, 49 hours away
+    assert (quote["notice_window_hours"], quote["inside_window"], quote["cancellation_fee"]) == (72, True, 150.0)
+    assert call.code("cancel_appointment", appointment_id="A-1004", accept_fee=False) == "fee_not_accepted"
+    assert appointment(call.state(), "A-1004")["status"] == "scheduled"
+    call.ok("cancel_appointment", appointment_id="A-1004", accept_fee=True)
+    assert patient(call.state(), "P-2005")["balance"] == 150.0
+
+
+def test_a_balance_with_cents_gains_the_fee_to_the_cent(call):
+    call.ok("verify_patient", **ELLEN)
+    call.ok("check_cancellation_fee", appointment_id="A-1003")  # tomorrow 08:30: 23.5 hours away
+    assert call.ok("cancel_appointment", appointment_id="A-1003", accept_fee=True)["new_balance"] == 1334.60
+    assert patient(call.state(), "P-2004")["balance"] == 1334.60
+
+
+def test_rescheduling_inside_the_window_is_free(call):
+    call.ok("verify_patient", **TOMASZ)
+    data = call.ok("reschedule_appointment", appointment_id="A-1005", new_slot_id="S-307")
+    assert (data["starts_at"], data["previous_starts_at"], data["fee_charged"]) == (
+        "2026-08-05T08:30", "2026-08-03T16:30", 0.0)
+    state = call.state()
+    row = appointment(state, "A-1005")
+    assert (row["slot_id"], row["status"], row["cancel_fee"], row["provider_id"]) == ("S-307", "scheduled", 0, "PR-02")
+    assert patient(state, "P-2006")["balance"] == 0
+    # The old time is open again, the new one is taken.
+    ids = [s["slot_id"] for s in call.ok("find_open_slots", office="Park Avenue", visit_type="follow_up")["slots"]]
+    assert "S-304" in ids and "S-307" not in ids
+
+
+def test_rescheduling_keeps_the_visit_type_and_its_length(call):
+    call.ok("verify_patient", **ROSA)
+    booked = call.ok("book_appointment", slot_id="S-504", visit_type="follow_up")["appointment_id"]
+    # A follow-up fits a longer slot, and keeps its type there.
+    assert call.ok("reschedule_appointment", appointment_id=booked, new_slot_id="S-503")["visit_type"] == "follow_up"
+    call.ok("verify_patient", full_name="Beatriz Santos", date_of_birth="1966-03-03")
+    # Her 45-minute procedure does not fit a 30-minute slot.
+    assert call.code("reschedule_appointment", appointment_id="A-1007", new_slot_id="S-506") == "slot_too_short"
+    assert appointment(call.state(), "A-1007")["slot_id"] == "S-505"
+
+
+# --- waitlist ----------------------------------------------------------------------------------
+
+def test_a_waitlist_entry_holds_an_office_set_and_a_date_range(call):
+    call.ok("verify_patient", full_name="Yvonne Baptiste", date_of_birth="1958-01-25")
+    data = call.ok("add_to_waitlist", visit_type="skin_check", offices=["White Plains", "Park Ave", "white plains"],
+                   earliest_date="2026-08-17", latest_date="2026-08-21")
+    assert data["offices"] == ["Park Avenue", "White Plains"]
+    row = call.state()["waitlist"][-1]
+    assert (row["patient_id"], row["offices"], row["earliest_date"], row["latest_date"], row["phone"]) == (
+        "P-2016", "park_ave,white_plains", "2026-08-17", "2026-08-21", "9145550184")
+    assert call.code("add_to_waitlist", visit_type="skin_check", offices=["Park Avenue"], earliest_date="2026-08-10",
+                     latest_date="2026-08-12") == "already_on_waitlist"
+
+
+def test_waitlist_dates_and_offices_are_checked(call):
+    call.ok("verify_patient", **ROSA)
+    for first, last in [("2026-08-01", "2026-08-10"), ("2026-08-12", "2026-08-10"), ("2026-08-10", "2026-10-05")]:
+        assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Brooklyn"], earliest_date=first,
+                         latest_date=last) == "invalid_date_range"
+    assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Hoboken"], earliest_date="2026-08-10",
+                     latest_date="2026-08-20") == "plan_not_accepted"  # Aetna is not taken in Hoboken
+
+
+def test_a_new_patient_joins_the_waitlist_with_name_and_phone(call):
+    assert call.code("add_to_waitlist", visit_type="new_patient", offices=["Park Avenue"], earliest_date="2026-08-04",
+                     latest_date="2026-08-07") == "patient_details_required"
+    assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Park Avenue"], earliest_date="2026-08-04",
+                     latest_date="2026-08-07", full_name="Maya Lindqvist", phone="9175550246") == "not_verified"
+    call.ok("add_to_waitlist", visit_type="new_patient", offices=["Park Avenue"], earliest_date="2026-08-04",
+            latest_date="2026-08-07", full_name="Maya Lindqvist", phone="(917) 555-0246")
+    assert call.state()["waitlist"][-1]["patient_id"] is None
+
+
+# --- texts -------------------------------------------------------------------------------------
+
+def test_texts_go_to_the_number_on_file_or_the_new_patients_number(call):
+    assert call.code("send_text_message", message_type="appointment_confirmation", appointment_id="A-1001") == "not_verified"
+    booked = call.ok("book_new_patient_visit", slot_id="S-402", visit_type="new_patient", carrier="Aetna", **NEW)
+    sent = call.ok("send_text_message", message_type="appointment_confirmation", appointment_id=booked["appointment_id"])
+    assert sent["sent_to_last_four"] == "0246"
+    assert call.ok("send_text_message", message_type="new_patient_forms")["status"] == "sent"
+
+
+def test_directions_can_be_texted_to_a_number_the_caller_gives(call):
+    assert call.code("send_text_message", message_type="office_directions", office="Hoboken") == "phone_required"
+    assert call.ok("send_text_message", message_type="office_directions", office="Hoboken",
+                   phone="201-555-0177")["sent_to_last_four"] == "0177"
+
+
+# --- coverage ----------------------------------------------------------------------------------
+
+def test_eligibility_reports_an_inactive_plan_and_insurance_updates_need_an_active_one(call):
+    data = call.ok("check_eligibility", carrier="Cigna", member_id="cgn 448812", date_of_birth="1998-08-22")
+    assert (data["status"], data["termination_date"]) == ("inactive", "2026-06-30")
+    assert call.code("check_eligibility", carrier="Cigna", member_id="CGN-448813", date_of_birth="1998-08-22") == "member_not_found"
+    call.ok("verify_patient", full_name="Hana Kimura", date_of_birth="1998-08-22")
+    assert call.code("update_insurance", carrier="Cigna", member_id="CGN-448812") == "coverage_inactive"
+    assert call.code("update_insurance", carrier="Aetna", member_id="AET-80142") == "eligibility_check_required"
+
+
+def test_eligibility_is_a_read_and_an_update_writes_the_record(call):
+    call.ok("get_office_info", office="Hoboken", topic="hours")  # the call's database now exists
+    before = call.state()
+    active = call.ok("check_eligibility", carrier="Cigna Healthcare", member_id="CGN-730215", date_of_birth="1991-04-09")
+    assert (active["status"], active["specialist_copay"], active["deductible_remaining"]) == ("active", 50.0, 750.0)
+    assert call.state() == before
+    call.ok("verify_patient", **ROSA)
+    call.ok("check_eligibility", carrier="United Healthcare", member_id="UHC-902114", date_of_birth="2012-07-19")
+    call.ok("update_insurance", carrier="UHC", member_id="uhc902114")
+    row = patient(call.state(), "P-2001")
+    assert (row["carrier"], row["member_id"]) == ("UHC", "UHC-902114")
+
+
+# --- cosmetic quotes ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("treatment, quantity, subtotal, discount, total, financing", [
+    ("botox", 40, 560.00, 0.00, 560.00, False),
+    ("filler", 2, 1450.00, 0.00, 1450.00, True),
+    ("chemical_peel", 3, 585.00, 58.50, 526.50, False),
+    ("microneedling", 2, 750.00, 0.00, 750.00, False),
+    ("laser_resurfacing", 3, 3450.00, 517.50, 2932.50, True),
+])
+def test_cosmetic_quotes_to_the_cent(call, treatment, quantity, subtotal, discount, total, financing):
+    data = call.ok("get_cosmetic_quote", treatment=treatment, quantity=quantity)
+    assert (data["subtotal"], data["package_discount"], data["total"], data["financing_available"]) == (
+        subtotal, discount, total, financing)
+    assert data["consultation_fee"] == 75.0
+
+
+def test_botox_has_a_minimum(call):
+    result = call.tool("get_cosmetic_quote", treatment="botox", quantity=12)
+    assert (result["error_code"], result["data"]) == ("below_minimum", {"minimum_quantity": 20})
+
+
+# --- billing -----------------------------------------------------------------------------------
+
+def test_payment_links_up_to_the_balance_and_delivered_by_text_or_email(call):
+    call.ok("verify_patient", full_name="Beatriz Santos", date_of_birth="1966-03-03")
+    assert call.ok("get_balance")["balance"] == 312.45
+    assert call.code("send_text_message", message_type="payment_link") == "no_payment_link"
+    assert call.code("create_payment_link", amount=312.46) == "invalid_amount"
+    assert call.ok("create_payment_link", amount=312.45)["link_id"] == "PL-2014-1"
+    assert call.ok("send_text_message", message_type="payment_link")["sent_to_last_four"] == "0177"
+    assert call.code("send_email", message_type="payment_link") == "no_email_on_file"
+
+
+def test_financing_only_above_1000_and_the_instalments_add_up_to_the_cent(call):
+    call.ok("verify_patient", **MARCUS)
+    assert call.code("set_up_payment_plan", months=3) == "not_eligible_for_financing"
+    call.ok("verify_patient", **ELLEN)
+    data = call.ok("set_up_payment_plan", months=12)
+    assert (data["monthly_amount"], data["final_payment"], data["balance"]) == (107.05, 107.05, 1284.60)
+    assert patient(call.state(), "P-2004")["payment_plan_months"] == 12
+    assert call.code("set_up_payment_plan", months=6) == "plan_exists"
+
+
+def test_a_plan_whose_instalments_do_not_divide_evenly(call):
+    call.ok("verify_patient", **ELLEN)
+    data = call.ok("set_up_payment_plan", months=6)
+    assert (data["monthly_amount"], data["final_payment"]) == (214.10, 214.10)
+    call2 = Call(call.http)
+    call2.ok("verify_patient", **ELLEN)
+    three = call2.ok("set_up_payment_plan", months=3)
+    assert (three["monthly_amount"], three["final_payment"]) == (428.20, 428.20)
+
+
+# --- clinical ----------------------------------------------------------------------------------
+
+def test_refills_follow_the_prescription_list(call):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    data = call.ok("request_refill", medication="Retin-A", pharmacy="CVS on Lexington")
+    assert (data["medication"], data["refills_remaining_after"], data["status"]) == (
+        "tretinoin 0.05% cream", 1, "sent_to_provider")
+    assert call.code("request_refill", medication="clobetasol") == "no_refills_remaining"
+    assert call.code("request_refill", medication="Accutane") == "refill_requires_visit"
+    assert call.code("request_refill", medication="doxycycline") == "not_on_medication_list"  # Beatriz's, not his
+
+
+def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(call):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    before = call.state()
+    data = call.ok("send_clinical_message", topic="side_effect", urgency="same_day", message="peeling")
+    assert (data["status"], data["reply_expected"]) == ("sent", "by the end of the day")
+    assert call.state() == before
+
+
+def test_escalation_is_recorded_outside_the_compared_tables(call):
+    call.ok("get_office_info", office="Hoboken", topic="hours")
+    before = call.state()
+    assert call.ok("escalate_to_human", reason="urgent_clinical", summary="x")["status"] == "transferring"
+    assert call.state() == before
