@@ -424,3 +424,102 @@ def test_escalation_is_recorded_outside_the_compared_tables(call):
     before = call.state()
     assert call.ok("escalate_to_human", reason="urgent_clinical", summary="x")["status"] == "transferring"
     assert call.state() == before
+
+
+# --- the text-message rule and the paper's point, through the engine and the verifier ------------
+
+from pytest_callm.engine import run_call  # noqa: E402
+from pytest_callm.line import CleanLine  # noqa: E402
+from pytest_callm.oracle import OracleModel, PlannedCall, ScriptedCaller, ScriptedModel, plan_answer_key  # noqa: E402
+from pytest_callm.pack import PackRegistry  # noqa: E402
+from pytest_callm.runtime import make_call_id  # noqa: E402
+from pytest_callm.task import load_task  # noqa: E402
+from pytest_callm.tools_client import ToolClient  # noqa: E402
+from pytest_callm.verify import verify  # noqa: E402
+
+TASKS = REPO / "tasks" / "healthcare"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    packs = PackRegistry([REPO / "industries"])
+    pack = packs.get("healthcare")
+    with ToolServer({pack.name: pack}) as server:
+        yield packs, pack, server.url
+
+
+def _task(engine, task_id):
+    packs, _, _ = engine
+    _, task, pack = load_task(TASKS / task_id / "task.json", packs)
+    return task, pack
+
+
+def _play(engine, task, model):
+    import asyncio
+
+    _, pack, url = engine
+
+    async def go():
+        tools = ToolClient(url)
+        try:
+            return await run_call(pack=pack, model=model, caller=ScriptedCaller(model), line=CleanLine(), tools=tools,
+                                  call_id=make_call_id(task.task_id, 1), task_id=task.task_id, attempt=1)
+        finally:
+            await tools.aclose()
+
+    return asyncio.run(go())
+
+
+def _before_end(plan, call):
+    plan.insert(next(i for i, c in enumerate(plan) if c.name == "end_call"), call)
+    return plan
+
+
+def test_the_oracle_passes_a_task_and_every_task_requires_or_forbids_texts(engine):
+    task, pack = _task(engine, "C1-E1")
+    model = OracleModel(task, pack)
+    assert verify(task, pack, _play(engine, task, model)).passed
+    assert pack.required_or_forbidden == {"send_text_message"}
+    for path in sorted(TASKS.glob("*/task.json")):
+        packs, _, _ = engine
+        _, t, _ = load_task(path, packs)
+        required = any(c.name == "send_text_message" for c in t.exp_tool_calls)
+        assert required != ("send_text_message" in t.forbidden_tools), path
+
+
+def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
+    task, pack = _task(engine, "C1-E1")  # Rosa declines the text
+    plan = _before_end(plan_answer_key(task, pack), PlannedCall(
+        "send_text_message", {"message_type": "appointment_confirmation", "appointment_id": "A-1010"}, None, None,
+        "scheduling"))
+    trajectory = _play(engine, task, ScriptedModel(plan))
+    assert any(c.name == "send_text_message" for c in trajectory.tool_calls)
+    verdict = verify(task, pack, trajectory)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}  # a text leaves no compared row
+    assert "send_text_message" in verdict.explain()
+
+
+def test_a_required_text_left_out_fails_the_tool_gate_alone(engine):
+    task, pack = _task(engine, "C1-E2")  # Samuel asks for the confirmation text
+    plan = [c for c in plan_answer_key(task, pack) if c.name != "send_text_message"]
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert "send_text_message" in verdict.explain()
+
+
+def test_a_skipped_read_reaches_the_right_database_and_only_the_tool_gate_sees_it(engine):
+    task, pack = _task(engine, "C1-M3")  # booked the right slot without searching first
+    plan = [c for c in plan_answer_key(task, pack) if c.name != "find_open_slots"]
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+
+
+def test_charging_a_declined_fee_fails_the_tool_and_database_gates(engine):
+    task, pack = _task(engine, "C1-H1")  # Tomasz declines the $50 and moves the visit instead
+    plan = [c for c in plan_answer_key(task, pack) if c.name not in ("find_open_slots", "reschedule_appointment")]
+    _before_end(plan, PlannedCall("cancel_appointment", {"appointment_id": "A-1005", "accept_fee": True}, None, None,
+                                  "scheduling"))
+    trajectory = _play(engine, task, ScriptedModel(plan))
+    assert next(p for p in trajectory.final_state["patients"] if p["id"] == "P-2006")["balance"] == 50.0
+    verdict = verify(task, pack, trajectory)
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
