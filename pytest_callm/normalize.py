@@ -198,7 +198,12 @@ class ValueKinds:
         return self.tables[table].get(alias_fold(value))
 
     def key(self, kind: str | None, value: Any) -> Any:
-        """The normal form of `value` read as `kind` (None: the general rule)."""
+        """The normal form of `value` read as `kind` (None: the general rule).
+
+        A list of values of a declared kind (a set of offices) compares item by item, in any order.
+        """
+        if isinstance(value, (list, tuple)) and kind is not None:
+            return ("items", tuple(sorted((self.key(kind, v) for v in value), key=repr)))
         if value is None or kind is None or isinstance(value, (bool, list, tuple, dict)):
             return normalize(value)
         if kind in KINDS:

@@ -120,6 +120,14 @@ def test_alias_tables_ignore_a_leading_title_but_not_a_lone_word():
     assert staff.canonical("state", "Ms") == "MS"  # a title alone is not dropped
 
 
+def test_a_list_of_a_declared_kind_compares_item_by_item_in_any_order():
+    offices = ValueKinds({"office": {"park": ["Park Avenue"], "bk": ["Brooklyn"]}})
+    assert offices.same("office", ["Park Avenue", "Brooklyn"], ["bk", "park"])
+    assert not offices.same("office", ["Park Avenue", "Brooklyn"], ["park"])
+    assert not offices.same("office", ["Park Avenue"], ["park", "park"])
+    assert KINDS_ONLY.same("phone", ["206-555-0220"], ["(206) 555-0220"])
+
+
 def test_example_pack_alias_table_maps_weekday_variants(vet_pack):
     assert vet_pack.values.same("weekday", "Sat.", "saturday")
     assert not vet_pack.values.same("weekday", "Sat.", "sunday")
