@@ -91,20 +91,31 @@ def check_obtainable(task: Task, pack: Pack, results_before: list[list[Any]]) ->
                 continue
             schema = props.get(param, {})
             kind = spec.kinds.get(param)
-            table = pack.values.tables.get(kind)
-            norm = pack.values.key(kind, expected)
-            if isinstance(expected, bool) or schema.get("type") == "boolean" or expected in schema.get("enum", []):
-                continue
-            if any(pack.values.key(kind, v) == norm for v in values) or _in_text(expected, said, table):
-                continue
-            if any(pack.values.key(kind, v) == norm for v in results_before[i]):
-                continue
-            if _in_text(expected, prompt, table):
-                continue
-            problems.append(Problem(task.path, f"$.exp_tool_calls[{i}].parameters.{param}",
-                                    f"{expected!r} is not said by the caller, returned by an earlier expected call, "
-                                    f"fixed by the {agent_of[i]} prompt, or an enum value"))
+            # A list of a declared kind (a set of offices) is obtainable when each of its items is.
+            items = expected if isinstance(expected, list) and kind is not None else [expected]
+            item_schema = schema.get("items", {}) if items is expected else schema
+            for j, item in enumerate(items):
+                if _obtainable(item, kind, item_schema, pack, values, said, results_before[i], prompt):
+                    continue
+                where = f"$.exp_tool_calls[{i}].parameters.{param}" + (f"[{j}]" if items is expected else "")
+                problems.append(Problem(task.path, where,
+                                        f"{item!r} is not said by the caller, returned by an earlier expected call, "
+                                        f"fixed by the {agent_of[i]} prompt, or an enum value"))
     return problems
+
+
+def _obtainable(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack, values: list[Any], said: str,
+                returned: list[Any], prompt: str) -> bool:
+    """Whether the agent can know `value` when it makes the call (`prompt`: the agent's, as spoken)."""
+    if isinstance(value, bool) or schema.get("type") == "boolean" or value in schema.get("enum", []):
+        return True
+    table = pack.values.tables.get(kind)
+    norm = pack.values.key(kind, value)
+    if any(pack.values.key(kind, v) == norm for v in values) or _in_text(value, said, table):
+        return True
+    if any(pack.values.key(kind, v) == norm for v in returned):
+        return True
+    return _in_text(value, prompt, table)
 
 
 def check_alternatives(task: Task, pack: Pack) -> list[Problem]:

@@ -123,3 +123,22 @@ def test_a_required_or_forbidden_tool_left_optional_fails_the_linter(tmp_path):
     assert [(p.where, p.message) for p in problems] == [
         ("$.forbidden_tools", "pack 'vet_clinic' declares 'send_records' required_or_forbidden: require it in "
                               "exp_tool_calls or list it here")]
+
+
+def test_each_item_of_a_list_of_a_declared_kind_must_be_obtainable(tmp_path):
+    # The healthcare waitlist takes a set of offices (kind: the office alias table). Here nobody
+    # names Park Avenue any more (neither the caller nor the scheduling prompt), while White Plains
+    # is still known (said, and returned by verify_patient): only that one item is reported.
+    industries = tmp_path / "industries"
+    shutil.copytree(REPO / "industries" / "healthcare", industries / "healthcare")
+    task = tmp_path / "tasks" / "healthcare" / "C1-M4" / "task.json"
+    shutil.copytree(REPO / "tasks" / "healthcare" / "C1-M4", task.parent)
+    assert lint([task.parent], [industries], suite=False)[0] == []
+    park = ("Park Ave", "Midtown")
+    prompt = industries / "healthcare" / "prompts" / "scheduling.md"
+    prompt.write_text("".join(line for line in prompt.read_text().splitlines(keepends=True)
+                              if not any(p in line for p in park)))
+    task.write_text(task.read_text().replace("Park Avenue", "the other office"))
+    edit(task, lambda d: d["exp_tool_calls"][3]["parameters"].update(offices=["White Plains", "Park Avenue"]))
+    problems, _ = lint([task.parent], [industries], suite=False)
+    assert [p.where for p in problems] == ["$.exp_tool_calls[3].parameters.offices[1]"]
