@@ -500,7 +500,7 @@ def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
 
 
 def test_a_required_text_left_out_fails_the_tool_gate_alone(engine):
-    task, pack = _task(engine, "C1-E2")  # Samuel asks for the confirmation text
+    task, pack = _task(engine, "C1-M4")  # Yvonne asks for a text that she is on the waitlist
     plan = [c for c in plan_answer_key(task, pack) if c.name != "send_text_message"]
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
     assert verdict.gates == {"tools": False, "handoff": True, "database": True}
