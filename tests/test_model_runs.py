@@ -20,16 +20,16 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.caller import CallerTurn
-from pytest_callm.modelconfig import ModelConfig, Prices
-from pytest_callm.runtime import Runtime
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.model.config import ModelConfig, Prices
+from pytest_callm.runs.runtime import Runtime
 
 TASK = "C2-E2"
 TASK_FILE = EXAMPLE_TASKS / TASK / "task.json"
 SERVER_SCRIPT = Path(__file__).resolve().parent / "openai_server.py"
 CALLER_LINE = "I'd like to book a check-up for my dog Biscuit, please."
 CALLER_CONFTEST = f'''
-from pytest_callm.caller import CallerTurn
+from pytest_callm.call.caller import CallerTurn
 
 
 class FixedLineCaller:

@@ -18,11 +18,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pytest_callm.calldb import CallStore, snapshot
-from pytest_callm.pack import load_pack
+from pytest_callm.toolserver.calldb import CallStore, snapshot
+from pytest_callm.task.pack import load_pack
 from pytest_callm.toolkit import SESSION_TABLE
-from pytest_callm.tools_client import ToolClient, ToolServerError
-from pytest_callm.toolserver import CALL_ID_HEADER, ToolServer, run_tool
+from pytest_callm.toolserver.client import ToolClient, ToolServerError
+from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer, run_tool
 
 PACK = "vet_clinic"
 DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}  # o1: Biscuit (p1), Pepper (p2), has email
