@@ -229,6 +229,36 @@ def test_the_simulated_callers_missing_key_is_one_usage_error(model_project, age
     assert agent_server.log == []
 
 
+FIXTURE_CALLER_CONFTEST = f'''
+import pytest
+from pytest_callm.call.caller import CallerTurn
+
+class FixedLineCaller:
+    async def respond(self, agent_said):
+        return CallerTurn({CALLER_LINE!r})
+
+@pytest.fixture
+def callm_caller():
+    return FixedLineCaller()
+'''
+
+
+def test_a_callm_caller_fixture_plays_with_a_real_model_and_needs_no_caller_key(model_project, agent_server):
+    model_project.makeconftest(FIXTURE_CALLER_CONFTEST)
+    result = model_project.runpytest("--callm-model=local", "--callm-caller-model=local-caller", "-k", TASK)
+    result.assert_outcomes(passed=5)
+    assert {r["model"] for r in agent_server.requests} == {"scripted"}  # the caller model never spoke
+
+
+def test_a_call_with_a_caller_of_your_own_is_not_rerun_after_an_infrastructure_failure(model_project, agent_server):
+    # Rerunning needs a fresh caller, and only the plugin's own can be rebuilt mid-item.
+    model_project.makeconftest(FIXTURE_CALLER_CONFTEST)
+    agent_server.script(*[{"status": 503}] * 5)
+    result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1")
+    result.assert_outcomes(failed=1)
+    assert "the call failed 1 times on the model's side, and is not scored" in result.stdout.str()
+
+
 # --- latency replay -------------------------------------------------------------------------------
 
 def test_the_latency_replay_samples_the_run_and_replays_one_at_a_time_after_two_warm_ups(model_project, agent_server):

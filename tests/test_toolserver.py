@@ -160,7 +160,8 @@ OWNERS = [(DANA, ["Biscuit", "Pepper"], {"Biscuit": "p1", "Pepper": "p2"}),
           (LENA, ["Moose"], {"Moose": "p4"})]
 
 
-def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
+@pytest.mark.asyncio  # pytest-asyncio's loop: the same client shared by forty calls at once
+async def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
     n = 40
     tag = uuid.uuid4().hex[:8]
     ids = [f"load-{tag}-{i}" for i in range(n)]
@@ -192,7 +193,7 @@ def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
         finally:
             await client.aclose()
 
-    results, states, untouched = asyncio.run(main())
+    results, states, untouched = await main()
 
     for call_id, plan, res, st in zip(ids, plans, results, states):
         assert [r["ok"] for r in res] == [True, True], (call_id, res)

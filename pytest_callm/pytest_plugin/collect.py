@@ -8,12 +8,12 @@ industry, the task id, the category slug and the difficulty.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from pytest_callm.model import redact
-from pytest_callm.model.protocol import ModelAccessError
 from pytest_callm.call.oracle import AnswerKeyError
 from pytest_callm.task.pack import Pack, PackError
 from pytest_callm.runs.attempts import MissingTrajectory
@@ -28,6 +28,15 @@ STATE_PLUGIN = "callm-state"  # the name the session state registers under, in p
 def callm_state(config: pytest.Config):
     """The per-process session state (`plugin.CallmState`)."""
     return config.pluginmanager.get_plugin(STATE_PLUGIN)
+
+
+@dataclass(frozen=True)
+class TaskAttempt:
+    """What the `callm_task` fixture gives: one attempt of one task of one pack."""
+
+    task: Task
+    pack: Pack
+    attempt: int
 
 
 class CallFailed(Exception):
@@ -49,7 +58,7 @@ class TaskFile(pytest.File):
             raise TaskError(self.path, [f"$.task_name: task id {task.task_id} of industry {task.industry} is "
                                         f"already used by {first}; give each task its own id"])
         for attempt in range(1, state.settings.attempts + 1):
-            yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=run_attempt,
+            yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=play_task_attempt,
                                        task=task, pack=pack, attempt=attempt)
 
     def repr_failure(self, excinfo, style=None):
@@ -58,17 +67,21 @@ class TaskFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+def task_marks(industry: str, slug: str, category: str, difficulty: str) -> list[pytest.MarkDecorator]:
+    # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
+    return [pytest.mark.industry(name=industry), pytest.mark.category(slug=slug, name=category),
+            pytest.mark.difficulty(level=difficulty), getattr(pytest.mark, difficulty)]
+
+
 class TaskItem(pytest.Function):
     def __init__(self, *, task: Task, pack: Pack, attempt: int, **kwargs):
         super().__init__(**kwargs)
         self.task, self.pack, self.attempt = task, pack, attempt
+        self.callm_attempt = TaskAttempt(task, pack, attempt)  # what the `callm_task` fixture gives
         self.verdict = None
         self.trajectory = None
         self.usage = None  # timing, tokens and cost of the call (models other than the oracle)
-        # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
-        for marker in (pytest.mark.industry(name=task.industry),
-                       pytest.mark.category(slug=task.category_slug, name=task.category),
-                       pytest.mark.difficulty(level=task.difficulty), getattr(pytest.mark, task.difficulty)):
+        for marker in task_marks(task.industry, task.category_slug, task.category, task.difficulty):
             self.add_marker(marker)
         self.extra_keyword_matches.update({task.industry, task.task_id, task.category_slug, task.difficulty})
 
@@ -86,24 +99,32 @@ class TaskItem(pytest.Function):
         safe = redact.text(str(shown))
         return shown if safe == str(shown) else safe  # plain text only when a secret had to go
 
-    def result_payload(self, when: str, excinfo) -> dict[str, Any] | None:
-        """The JSON-safe record of this attempt that travels to the xdist controller."""
-        base = {"task_id": self.task.task_id, "industry": self.task.industry, "category": self.task.category_slug,
-                "difficulty": self.task.difficulty, "attempt": self.attempt}
-        if self.usage is not None:
-            base["usage"] = {**self.usage, "reruns": self.trajectory.reruns}
-            # What the phone line did to each caller turn, for the realized error rates.
-            base["line_turns"] = [[{"type": e.get("type"), **({"style": True} if e.get("style") else {})}
-                                   for e in t.line_errors]
-                                  for t in self.trajectory.transcript if t.role == "caller"]
-        if when == "call" and self.verdict is not None:
-            return {**base, "passed": self.verdict.passed, "gates": self.verdict.gates}
-        if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
-            return None
-        error = excinfo.value
-        kind = error_kind(error)
-        return {**base, "passed": None, "gates": {}, "error_kind": kind,
-                "error": redact.text(f"{type(error).__name__}: {str(error)[:500]}")}
+
+def result_payload(item: pytest.Item, when: str, excinfo, outcome: str) -> dict[str, Any] | None:
+    """The JSON-safe record of a task-shaped item's attempt that travels to the xdist controller:
+    a task file's item, or a Python test that played its `callm_task` (None for any other test)."""
+    attempt: TaskAttempt | None = getattr(item, "callm_attempt", None)
+    if attempt is None:
+        return None
+    task = attempt.task
+    base = {"task_id": task.task_id, "industry": task.industry, "category": task.category_slug,
+            "difficulty": task.difficulty, "attempt": attempt.attempt}
+    trajectory, verdict, usage = (getattr(item, name, None) for name in ("trajectory", "verdict", "usage"))
+    if usage is not None:
+        base["usage"] = {**usage, "reruns": trajectory.reruns}
+        # What the phone line did to each caller turn, for the realized error rates.
+        base["line_turns"] = [[{"type": e.get("type"), **({"style": True} if e.get("style") else {})}
+                               for e in t.line_errors]
+                              for t in trajectory.transcript if t.role == "caller"]
+    if when == "call" and verdict is not None:
+        # A Python test's own assertions count too: the attempt passes when the gates and the test do.
+        return {**base, "passed": verdict.passed and outcome == "passed", "gates": verdict.gates}
+    if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
+        return None
+    error = excinfo.value
+    kind = error_kind(error)
+    return {**base, "passed": None, "gates": {}, "error_kind": kind,
+            "error": redact.text(f"{type(error).__name__}: {str(error)[:500]}")}
 
 
 def error_kind(error: BaseException) -> str:
@@ -115,16 +136,9 @@ def error_kind(error: BaseException) -> str:
     return "unexpected error"  # a bug in a plugged-in caller, a pack or the harness: never the model's
 
 
-def run_attempt(callm_runtime, request) -> None:
-    """The body of every task item: play (or resume, or rescore) the call, verify it, fail with the verdict."""
-    item: TaskItem = request.node
-    try:
-        played = callm_runtime.play(item.task, item.pack, item.attempt)
-    except ModelAccessError as e:
-        # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
-        # this one message, and leave this attempt unplayed rather than failed.
-        request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
-        pytest.skip("not played: the model server refused the run (see the message at the end)")
-    item.trajectory, item.verdict, item.usage = played.trajectory, played.verdict, played.usage
-    if not item.verdict.passed:
-        raise CallFailed(item.verdict.explain())
+def play_task_attempt(callm_play) -> None:
+    """The body of every task item: play the call (fixtures: `callm_play` and what it is made of),
+    then assert the three gates."""
+    call = callm_play()
+    if not call.passed:
+        raise CallFailed(call.explain())

@@ -1,8 +1,7 @@
-"""pytest entry point (`pytest11: callm`): options, collection, the runtime fixture, the summary.
+"""pytest entry point (`pytest11: callm`): options, collection, the summary and the run's life.
 
-Only hooks and wiring live here; the work is in `collect`, `runtime`, `verify`, `metrics`,
-`summary`, and for models other than the oracle `modelconfig`, `client`, `serve`, `latency` and
-`cost`.
+Only hooks and wiring live here: items in `collect`, the fixtures a call is made of in `fixtures`,
+tasks written in Python in `python_tasks`; the work is below, in `runs`, `call`, `scoring`, `model`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_callm.pytest_plugin.collect import STATE_PLUGIN, TaskFile, TaskItem, callm_state, is_task_file
+from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file,
+                                                 result_payload)
 from pytest_callm.scoring.cost import usage_by_industry
 from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties
 from pytest_callm.model.latency import LatencyReport, pool_samples, replay
@@ -28,11 +28,16 @@ from pytest_callm.scoring.metrics import summarize
 from pytest_callm.model.config import ORACLE, ModelConfig, ModelConfigError, resolve
 from pytest_callm.task.pack import PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task
-from pytest_callm.runs.attempts import AttemptRunner
-from pytest_callm.runs.rundir import RunDir, RunDirError, default_run_dir, make_manifest, verifier_hash, write_json
+from pytest_callm.runs.release import ReleaseCheck, check_release
+from pytest_callm.runs.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
+                                       verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.runs.runtime import Runtime
 from pytest_callm.pytest_plugin.settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
+from pytest_callm.pytest_plugin import fixtures
+from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
+    callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
+from pytest_callm.pytest_plugin.python_tasks import MARKER as PYTHON_TASK_MARKER, pytest_generate_tests  # noqa: F401
 from pytest_callm.model.serve import ModelServer, ServeError
 from pytest_callm.toolserver.client import ToolServerError, check_tool_server
 from pytest_callm.runs.summary import render, render_usage
@@ -93,7 +98,7 @@ class CallmState:
         if self.model_config is not None:
             self.caller_config = self._resolve("caller-model", self.settings.caller_model).with_overrides(
                 self.settings.caller_base_url, self.settings.caller_api_key_env)
-            simulated = not config.hook.pytest_callm_make_caller.get_hookimpls()
+            simulated = self.custom_caller() is None
             if simulated and (self.caller_config.model, self.caller_config.base_url) == (
                     self.model_config.model, self.model_config.base_url):
                 self.same_model_warning = (
@@ -119,6 +124,8 @@ class CallmState:
         self.results: list[dict[str, Any]] = []
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
+        self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
+        self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
 
     @staticmethod
     def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
@@ -141,7 +148,7 @@ class CallmState:
         return None
 
     def _require_model(self, task_ids: list[str]) -> None:
-        if not task_ids or self.config.option.collectonly:
+        if not task_ids or self.lists_only():
             return
         if not self.settings.model:
             raise pytest.UsageError(
@@ -149,6 +156,25 @@ class CallmState:
                 "(for example --callm-model=oracle to replay the answer keys offline), or set callm_model "
                 "in your ini file")
         self.check_access()
+
+    def custom_caller(self) -> str | None:
+        """Who plugs in a caller of their own, if anyone: a `callm_caller` fixture in a conftest or
+        plugin (found once conftests are loaded, before any worker starts), or the hook (its alias).
+        Such a run needs no caller model and no caller key."""
+        manager = self.config.pluginmanager
+        for plugin in manager.get_plugins():
+            if plugin is not fixtures and callable(getattr(plugin, "callm_caller", None)) \
+                    and getattr(plugin, "__name__", "") != __name__:
+                return "callm_caller fixture"
+        if self.config.hook.pytest_callm_make_caller.get_hookimpls():
+            return "pytest_callm_make_caller"
+        return None
+
+    def lists_only(self) -> bool:
+        """--collect-only, --fixtures and --fixtures-per-test run nothing: no model needed."""
+        option = self.config.option
+        return bool(option.collectonly or getattr(option, "showfixtures", False)
+                    or getattr(option, "show_fixtures_per_test", False))
 
     def check_access(self) -> None:
         """The tool server answers and every model the run calls has its key; once per run.
@@ -165,7 +191,7 @@ class CallmState:
                 raise pytest.UsageError(f"--callm-tool-server: {e}") from None
         if self.model_config is not None:
             self._api_key()
-            if not self.config.hook.pytest_callm_make_caller.get_hookimpls():  # the simulated caller runs
+            if self.custom_caller() is None:  # the simulated caller runs
                 self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
             if self.line_config is not None:
                 self._key_of(self.line_config, "line-model", None)
@@ -196,7 +222,7 @@ class CallmState:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # On the controller, before xdist starts its workers: one served model for the whole run.
-        if hasattr(self.config, "workerinput") or self.config.option.collectonly:
+        if hasattr(self.config, "workerinput") or self.lists_only():
             return
         if self.settings.model:  # keys and tool server first: a usage error here costs no worker
             self.check_access()
@@ -234,7 +260,7 @@ class CallmState:
                                                  model_name=self.settings.model)
 
         real = self.model_config is not None
-        custom_caller = bool(hook.pytest_callm_make_caller.get_hookimpls())
+        custom_caller = self.custom_caller() is not None
         caller_key = (self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
                       if real and not custom_caller else None)
         return Runtime(self.settings.model, self.packs.loaded(), self.settings.tool_server,
@@ -291,8 +317,9 @@ class CallmState:
         """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""
         if self.model_config is None:
             return "none"
-        if self.config.hook.pytest_callm_make_caller.get_hookimpls():
-            return "pytest_callm_make_caller"
+        custom = self.custom_caller()
+        if custom is not None:
+            return custom
         return self.caller_config.name
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
@@ -331,11 +358,23 @@ class CallmState:
         self._require_model(task_ids)
         self._start_run(task_ids)
 
+    def _check_release(self) -> ReleaseCheck | None:
+        """This run against the release a conftest pins (`pytest_callm_release`), if any."""
+        pins = self.config.hook.pytest_callm_release(config=self.config)
+        if pins is None:
+            return None
+        used = {"caller": self.caller_name(), "line_profile_sha256": line_identity(self.settings.line).get("profile_sha256"),
+                "verifier_sha256": verifier_hash(), "attempts": self.settings.attempts}
+        try:
+            return check_release(pins, used)
+        except ValueError as e:
+            raise pytest.UsageError(f"pytest_callm_release: {e}") from None
+
     def _start_run(self, ids: list[str]) -> None:
         """Write the run's manifest (or check the one of the run being resumed) before any attempt runs."""
         self._started = True
         self.total, self.started_at = len(ids), time.monotonic()
-        if not ids or self.config.option.collectonly:
+        if not ids or self.lists_only():
             return
         files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
         packs = {}
@@ -349,6 +388,9 @@ class CallmState:
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
                                  packs=packs, root=self.config.rootpath)
+        self.release_check = self._check_release()
+        if self.release_check is not None:
+            manifest["release"] = self.release_check.to_json()
         option = "resume" if self.settings.resume else "out"
         try:
             self.run_dir.lock()  # one run writes to a folder at a time
@@ -371,18 +413,17 @@ class CallmState:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
         report = yield
-        if isinstance(item, TaskItem):
-            payload = item.result_payload(call.when, call.excinfo)
-            if payload is not None:
-                report.callm = payload
-                # JUnit XML reads the properties off the teardown report, which copies the item's.
-                item.user_properties.extend(
-                    [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
-                     ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
-                     ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
-                    + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
-                    + ([("callm_error", payload["error"])] if "error" in payload else [])
-                    + usage_properties(payload.get("usage")))
+        payload = result_payload(item, call.when, call.excinfo, report.outcome)
+        if payload is not None:
+            report.callm = payload
+            # JUnit XML reads the properties off the teardown report, which copies the item's.
+            item.user_properties.extend(
+                [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
+                 ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
+                 ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
+                + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
+                + ([("callm_error", payload["error"])] if "error" in payload else [])
+                + usage_properties(payload.get("usage")))
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -458,6 +499,9 @@ class CallmState:
             terminalreporter.write(self.latency_report.describe())
         if self.same_model_warning:
             terminalreporter.write_line(f"WARNING: {self.same_model_warning}", red=True, bold=True)
+        if self.release_check is not None:
+            terminalreporter.write_line(self.release_check.describe(), green=self.release_check.comparable,
+                                        yellow=not self.release_check.comparable)
         if self._started:
             what = "rescored into" if self.rescore_from else "resumed in" if self.resuming else "saved in"
             terminalreporter.write_line(f"callm: run {what} {self.run_dir.path}")
@@ -481,22 +525,10 @@ def pytest_configure(config: pytest.Config) -> None:
     for line in ("industry(name=...): the industry pack of a CALLM task",
                  "category(slug=..., name=...): the task category, e.g. slug='C4' or slug='R'",
                  "difficulty(level=...): easy, medium or hard",
-                 "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task"):
+                 "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task",
+                 PYTHON_TASK_MARKER):
         config.addinivalue_line("markers", line)
     state = CallmState(config)
     config.pluginmanager.register(state, STATE_PLUGIN)
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
-
-
-@pytest.fixture(scope="session")
-def callm_runtime(request: pytest.FixtureRequest):
-    """One per process (per xdist worker): plays, resumes or rescores attempts; starts the event loop,
-    tool server and model client only when an attempt has to be played."""
-    state = callm_state(request.config)
-    runner = AttemptRunner(state.make_runtime, state.run_dir, state.rescore_from)
-    yield runner
-    try:
-        state.keep_latency_sample(runner.latency_sample())
-    finally:
-        runner.close()

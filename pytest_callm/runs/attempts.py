@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_callm.task.pack import Pack
 from pytest_callm.runs.rundir import RunDir
-from pytest_callm.runs.runtime import Runtime
+from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.task.task_file import Task
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.scoring.verdict import score
@@ -34,6 +34,26 @@ class Played:
     usage: dict[str, Any] | None
     source: str  # "played", "resumed" or "rescored"
 
+    # What a test asserts on, straight from the trajectory.
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
+    @property
+    def tool_calls(self):
+        return self.trajectory.tool_calls
+
+    @property
+    def handoffs(self) -> list[str]:
+        return self.trajectory.handoff_path()
+
+    @property
+    def final_state(self) -> dict[str, list[dict[str, Any]]]:
+        return self.trajectory.final_state
+
+    def explain(self) -> str:
+        return self.verdict.explain()
+
 
 class AttemptRunner:
     def __init__(self, make_runtime: Callable[[], Runtime], run_dir: RunDir | None, rescore_from: RunDir | None):
@@ -42,12 +62,21 @@ class AttemptRunner:
         self.run_dir = run_dir
         self.rescore_from = rescore_from
 
-    def _runtime(self) -> Runtime:
+    def started(self) -> Runtime:
+        """The runtime, started on first need (event loop, tool server, model clients)."""
         if self.runtime is None:
             self.runtime = self._make_runtime()
         return self.runtime
 
-    def play(self, task: Task, pack: Pack, attempt: int) -> Played:
+    def will_play(self, task: Task, attempt: int) -> bool:
+        """Whether this attempt is played (not rescored, and not saved already in the run directory)."""
+        if self.rescore_from is not None:
+            return False
+        return self.run_dir is None or self.run_dir.load_attempt(task.industry, task.task_id, attempt) is None
+
+    def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
+             call_id: str | None = None, *, rerun: bool = True) -> Played:
+        """Play, resume or rescore one attempt; `who`, `call_id` and `rerun` go to `Runtime.play`."""
         key = (task.industry, task.task_id, attempt)
         if self.rescore_from is not None:
             saved = self.rescore_from.load_attempt(*key)
@@ -58,8 +87,9 @@ class AttemptRunner:
         saved = self.run_dir.load_attempt(*key) if self.run_dir is not None else None
         if saved is not None:
             return self._score(task, pack, saved, "resumed")
-        runtime = self._runtime()
-        trajectory, verdict = runtime.run_attempt(task, pack, attempt)
+        runtime = self.started()
+        trajectory = runtime.play(task, pack, attempt, who, call_id, rerun=rerun)
+        verdict = score(task, pack, trajectory)
         usage = runtime.usage(trajectory)
         if self.run_dir is not None:
             self.run_dir.save_attempt(*key, {

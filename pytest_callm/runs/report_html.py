@@ -244,8 +244,10 @@ def load_task_file(path: Path | None, pack: Pack | None) -> tuple[dict[str, Any]
     """(raw task JSON, built Task or None, problem or None) for the task file an attempt names."""
     if path is None:
         return None, None, "the run does not name the task file"
-    from pytest_callm.task.task_file import TaskError, build_task, read_task_json
+    from pytest_callm.task.task_file import TaskError, build_task, is_task_file, read_task_json
 
+    if not is_task_file(Path(path).name):
+        return None, None, f"a task written in Python, in {path}"
     try:
         raw = read_task_json(path)
     except TaskError as e:

@@ -111,37 +111,75 @@ class Runtime:
         await client.health()
         return client
 
-    def participants(self, task: Task, pack: Pack, attempt: int) -> Participants:
+    def model_for(self, task: Task, pack: Pack) -> Model:
+        """The model under test for one call: the oracle replays this task's key, else the shared client."""
         if self.client is None:
-            model = OracleModel(task, pack, self.limits.max_requests_per_turn)
-            return Participants(model, ScriptedCaller(model), CleanLine())
+            return OracleModel(task, pack, self.limits.max_requests_per_turn)
+        return self.client
+
+    def caller_for(self, task: Task, pack: Pack, attempt: int, model: Model) -> Caller:
+        """A fresh caller for one call (callers keep the conversation, so never reuse one)."""
+        if self.client is None:
+            return ScriptedCaller(model)
         caller = self.caller_factory(task, pack, attempt) if self.caller_factory else None
         if caller is None:
             if self.caller_client is None:
                 raise CallerUnavailable(f"--callm-model={self.model_name}: no caller model configured")
             caller = SimulatedCaller(task, pack.company, self.caller_client)
+        return caller
+
+    def line_for(self, task: Task, attempt: int) -> Line:
+        """The phone line of one attempt; its draws depend only on task, attempt and turn."""
+        if self.client is None:
+            return CleanLine()  # the oracle replays a key: nothing to mishear
         rewriter = misheard_rewriter(self.line_client) if self.line_client is not None else None
-        line = make_line(self.line_spec, task.task_id, attempt, task.customer_name, rewriter=rewriter)
-        return Participants(self.client, caller, line)
+        return make_line(self.line_spec, task.task_id, attempt, task.customer_name, rewriter=rewriter)
+
+    def participants(self, task: Task, pack: Pack, attempt: int) -> Participants:
+        model = self.model_for(task, pack)
+        return Participants(model, self.caller_for(task, pack, attempt, model), self.line_for(task, attempt))
+
+    def replay_answer_key(self, task: Task, pack: Pack) -> Trajectory:
+        """The task's answer key played by the oracle on a fresh seed, whatever model this runtime
+        tests: the expected state of a task that does not write one down."""
+        model = OracleModel(task, pack, self.limits.max_requests_per_turn)
+        return self.play(task, pack, 1, Participants(model, ScriptedCaller(model), CleanLine()), rerun=False)
+
+    def run(self, coro):
+        """Run a coroutine in this process's event loop (where the HTTP clients live)."""
+        return self._runner.run(coro)
+
+    def start_call(self, pack: Pack, call_id: str) -> None:
+        self._runner.run(self.tools.start_call(pack.name, call_id))
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
         return trajectory, score(task, pack, trajectory)
 
-    def play(self, task: Task, pack: Pack, attempt: int) -> Trajectory:
+    def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
+             call_id: str | None = None, *, rerun: bool = True) -> Trajectory:
+        """Play one call. `who` and `call_id` (the pytest fixtures' values) play the first run, and the
+        owner of `call_id` removes its database. A rerun after an infrastructure failure needs a fresh
+        model and caller: it builds the default ones (keeping `who.line`, which holds no state), and
+        with `rerun=False` (a model or caller of the user's own) the call is not rerun."""
         failures: list[str] = []
-        for run in range(self.reruns + 1):
-            who = self.participants(task, pack, attempt)
-            call_id = make_call_id(task.task_id, attempt)
+        for run in range(self.reruns + 1 if rerun else 1):
+            first = run == 0
+            if not first or who is None:
+                fresh = self.participants(task, pack, attempt)
+                who = fresh if who is None else Participants(fresh.model, fresh.caller, who.line)
+            owned = not (first and call_id)
+            this_call = make_call_id(task.task_id, attempt) if owned else call_id
             try:
                 trajectory = self._runner.run(run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
-                    call_id=call_id, task_id=task.task_id, attempt=attempt, limits=self.limits))
+                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits))
             except ModelInfrastructureError as e:
                 failures.append(str(e))
                 continue
             finally:
-                self._forget(pack, call_id)
+                if owned:
+                    self.forget_call(pack, this_call)
             trajectory.reruns = run
             after = getattr(who.model, "after_call", None)
             if after is not None:
@@ -150,7 +188,7 @@ class Runtime:
         raise InfrastructureError(f"the call failed {len(failures)} times on the model's side, and is not scored:\n"
                                   + "\n".join(f"  run {i + 1}: {f}" for i, f in enumerate(failures)))
 
-    def _forget(self, pack: Pack, call_id: str) -> None:
+    def forget_call(self, pack: Pack, call_id: str) -> None:
         """Remove the call's database once its final state is in the trajectory (unless kept)."""
         if self.keep_calls is not None:
             return

@@ -81,9 +81,14 @@ def read_task_json(path: Path) -> dict[str, Any]:
         raise TaskError(path, [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise TaskError(path, [f"cannot be read: {e}"]) from None
+    return validate_task_data(path, data)
+
+
+def validate_task_data(where: Path, data: Any) -> dict[str, Any]:
+    """The task as a task file holds it (also one written in Python), checked against the schema."""
     errors = sorted(task_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        raise TaskError(path, [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors])
+        raise TaskError(where, [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors])
     return data
 
 
