@@ -127,3 +127,15 @@ def test_booking(callm_play):
     result = project.runpytest_subprocess("--callm-attempts=1")
     result.assert_outcomes(errors=1)
     assert "pass --callm-model=NAME" in result.stdout.str()
+
+
+def test_one_task_id_in_two_places_is_a_collection_error_naming_both(project):
+    shutil.copytree(EXAMPLE_TASKS / "C2-E2", project.path / "tasks" / "vet_clinic" / "C2-E2")
+    write_test(project, """
+@pytest.mark.callm_task({**BOOKING, "task_name": "C2-E2: the same id as the task file"})
+def test_booking(callm_play):
+    callm_play()
+""")
+    result = project.runpytest_subprocess(ORACLE)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "task id C2-E2 of industry vet_clinic is already used by" in result.stdout.str()

@@ -58,6 +58,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                                     f"folder (packs: {', '.join(state.packs.names())})"])
         data = {**data, "metadata": {**data["metadata"], "industry": industry}}
         task_id = data["task_name"].split(":", 1)[0].strip()
+        # One task id, one definition: a second would add its attempts to the first's in every figure.
+        here = f"{where.resolve()}::{metafunc.definition.name}"
+        first = state.task_files.setdefault((industry, task_id), here)
+        if str(first) != here:
+            raise TaskError(where, [f"$.task_name: task id {task_id} of industry {industry} is already used by "
+                                    f"{first}; give each task its own id"])
         marks = task_marks(industry, data["metadata"].get("category_slug") or task_id.split("-")[0],
                            data["metadata"]["category"], data["metadata"]["difficulty"])
         params += [pytest.param(PythonTask(data, where, n), id=f"{task_id}-attempt-{n}", marks=marks)
