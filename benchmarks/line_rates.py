@@ -1,6 +1,6 @@
 """Realized recognizer-error rates of the simulated phone line beside their targets.
 
-Runs 50,000 synthetic caller turns (the realistic mix of `pytest_callm.line_mix`, as calls of eight
+Runs 50,000 synthetic caller turns (the realistic mix of `pytest_callm.phone.turn_mix`, as calls of eight
 turns by one caller, five attempts per task) through the default line and prints, per 100 caller
 turns, how many turns carried no error, one, or two or more, and how often each error type was
 applied, beside the targets (the paper's totals; the default profile's own per-type rates).
@@ -14,9 +14,9 @@ import argparse
 import math
 import time
 
-from pytest_callm.line import make_line
-from pytest_callm.line_mix import synthetic_turns
-from pytest_callm.line_profile import format_rates, load_profile, realized_rates
+from pytest_callm.phone.line import make_line
+from pytest_callm.phone.turn_mix import synthetic_turns
+from pytest_callm.phone.error_profile import format_rates, load_profile, realized_rates
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,10 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pytest_callm.lock import lock  # noqa: E402
-from pytest_callm.pack import PackRegistry  # noqa: E402
-from pytest_callm.runtime import Runtime  # noqa: E402
-from pytest_callm.task import load_task  # noqa: E402
+from pytest_callm.authoring.lock import lock  # noqa: E402
+from pytest_callm.task.pack import PackRegistry  # noqa: E402
+from pytest_callm.runs.runtime import Runtime  # noqa: E402
+from pytest_callm.task.task_file import load_task  # noqa: E402
 
 PACKS = REPO / "examples" / "industries"
 DANA = {"full_name": "Dana Whitfield", "phone": "503-555-0142"}

@@ -43,7 +43,7 @@ def pack_prompts(pack_dir: Path) -> list[tuple[str, str]]:
     """(agent, prompt text) in the order of the pack's agent_blueprint.json, with the pack clock
     filled into its placeholders, exactly as the engine sends it."""
     sys.path.insert(0, str(ROOT))
-    from pytest_callm.pack import load_pack
+    from pytest_callm.task.pack import load_pack
 
     return [(name, agent.prompt) for name, agent in load_pack(pack_dir).agents.items()]
 

@@ -24,11 +24,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pytest_callm.client import OpenAIChatModel, RetryPolicy  # noqa: E402
-from pytest_callm.latency import p90  # noqa: E402
-from pytest_callm.model import ModelRequest  # noqa: E402
-from pytest_callm.modelconfig import ModelConfig  # noqa: E402
-from pytest_callm.pack import load_pack  # noqa: E402
+from pytest_callm.model.client import OpenAIChatModel, RetryPolicy  # noqa: E402
+from pytest_callm.model.latency import p90  # noqa: E402
+from pytest_callm.model.protocol import ModelRequest  # noqa: E402
+from pytest_callm.model.config import ModelConfig  # noqa: E402
+from pytest_callm.task.pack import load_pack  # noqa: E402
 
 SERVER = REPO / "tests" / "openai_server.py"
 PACK = REPO / "examples" / "industries" / "vet_clinic"

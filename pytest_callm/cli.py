@@ -15,36 +15,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
-from .pack import PackError, PackRegistry
-from .task import TaskError
+from pytest_callm.task.pack import PackError, PackRegistry, default_industries
+from pytest_callm.task.task_file import TaskError
 
-
-def default_industries(root: Path) -> list[Path]:
-    """`industries/` plus the `callm_industries` of the project's pyproject.toml, as pytest sees them."""
-    dirs = [root / "industries"]
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        ini = tomllib.loads(pyproject.read_text()).get("tool", {}).get("pytest", {}).get("ini_options", {})
-        extra = ini.get("callm_industries", [])
-        dirs += [root / p for p in ([extra] if isinstance(extra, str) else extra)]
-    return [d for d in dirs if d.is_dir()]
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["fit-line-profile"]:  # subcommands with their own parser and help
-        from .line_profile import fit_profile_main
+        from pytest_callm.phone.error_profile import fit_profile_main
 
         return fit_profile_main(argv[1:])
     if argv[:1] == ["compare"]:
-        from .compare import main as compare_main
+        from pytest_callm.runs.compare import main as compare_main
 
         return compare_main(argv[1:])
     if argv[:1] == ["report"]:
-        from .report_html import main as report_main
+        from pytest_callm.runs.report_html import main as report_main
 
         return report_main(argv[1:])
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
@@ -72,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "lock":
-            from .lock import lock
+            from pytest_callm.authoring.lock import lock
 
             results = lock(args.paths, industries, write=not args.check)
             stale = [r for r in results if r.changed]
@@ -81,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{len(results)} task file(s), {len(stale)} {'stale' if args.check else 'updated'}")
             return 1 if args.check and stale else 0
         if args.command == "lint":
-            from .lint import lint
+            from pytest_callm.authoring.lint import lint
 
             # Named files are a task being written, not a suite: their pack's composition is not checked.
             suite = not args.no_suite and any(p.is_dir() for p in args.paths)
@@ -93,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "new-task":
             return new_task_main(args.path, industries, args.industry)
         if args.command == "serve":
-            from .toolserver import serve
+            from pytest_callm.toolserver.server import serve
 
             packs = PackRegistry(industries)
             dirs = [packs.get(n).root for n in packs.names()]  # load and check every pack first
@@ -108,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def new_task_main(target: Path, industries: list[Path], industry: str | None) -> int:
-    from .scaffold import ScaffoldError, new_task
+    from pytest_callm.authoring.scaffold import ScaffoldError, new_task
 
     try:
         _, _, steps = new_task(target, PackRegistry(industries), industry)

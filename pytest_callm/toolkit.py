@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .normalize import ValueKinds
+from pytest_callm.normalize import ValueKinds
 
 # Every call database gets this table: gating state (identity verified, holds, tokens) lives in the
 # call's own file, so it shows in state dumps and survives a server restart.

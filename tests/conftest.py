@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_callm.pack import load_pack
-from pytest_callm.task import build_task, read_task_json
-from pytest_callm.toolserver import ToolServer
+from pytest_callm.task.pack import load_pack
+from pytest_callm.task.task_file import build_task, read_task_json
+from pytest_callm.toolserver.server import ToolServer
 
 pytest_plugins = ["pytester"]
 
@@ -59,11 +59,11 @@ def run(tool_server):
 @pytest.fixture
 def play(vet_pack, tool_server):
     """Run one call through the real engine and tool server with a given model (and caller)."""
-    from pytest_callm.engine import CallLimits, run_call
-    from pytest_callm.line import CleanLine
-    from pytest_callm.oracle import ScriptedCaller
-    from pytest_callm.runtime import make_call_id
-    from pytest_callm.tools_client import ToolClient
+    from pytest_callm.call.engine import CallLimits, run_call
+    from pytest_callm.phone.line import CleanLine
+    from pytest_callm.call.oracle import ScriptedCaller
+    from pytest_callm.runs.runtime import make_call_id
+    from pytest_callm.toolserver.client import ToolClient
 
     def play_(model, caller=None, limits=CallLimits(), task_id="test", pack=None):
         async def go():

@@ -62,9 +62,9 @@ class AnswerKeyAgent:
     """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
 
     def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True):
-        from pytest_callm.oracle import plan_answer_key
-        from pytest_callm.pack import PackRegistry
-        from pytest_callm.task import load_task
+        from pytest_callm.call.oracle import plan_answer_key
+        from pytest_callm.task.pack import PackRegistry
+        from pytest_callm.task.task_file import load_task
 
         _, task, pack = load_task(Path(task_path), PackRegistry([Path(industries)]))
         self.plan = plan_answer_key(task, pack)

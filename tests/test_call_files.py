@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
-from pytest_callm.runtime import Runtime
-from pytest_callm.toolserver import DATA_DIR_PREFIX, OWNER_FILE, ToolServer, sweep_leftovers
+from pytest_callm.runs.runtime import Runtime
+from pytest_callm.toolserver.server import DATA_DIR_PREFIX, OWNER_FILE, ToolServer, sweep_leftovers
 
 
 def scratch_of(pid: int) -> Path:

@@ -9,10 +9,10 @@ import time
 import pytest
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.client import (ModelAccessError, ModelCallError, ModelContextOverflow, ModelRequestError, OpenAIChatModel,
+from pytest_callm.model.client import (ModelAccessError, ModelCallError, ModelContextOverflow, ModelRequestError, OpenAIChatModel,
                                  RetryPolicy, api_key_for)
-from pytest_callm.model import ModelRequest, Usage
-from pytest_callm.modelconfig import ModelConfig, Quirks, Sampling
+from pytest_callm.model.protocol import ModelRequest, Usage
+from pytest_callm.model.config import ModelConfig, Quirks, Sampling
 
 FAST = RetryPolicy(tries=3, backoff_s=0.01, timeout_s=5)
 TOOLS = [{"type": "function", "function": {"name": "verify_owner", "description": "Verify the caller.",

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_TASKS, REPO
-from pytest_callm import compare
-from pytest_callm.cost import usage_group
-from pytest_callm.metrics import summarize
-from pytest_callm.rundir import FORMAT, REPORT_FORMAT, write_json
+from pytest_callm.runs import compare
+from pytest_callm.scoring.cost import usage_group
+from pytest_callm.scoring.metrics import summarize
+from pytest_callm.runs.rundir import FORMAT, REPORT_FORMAT, write_json
 
 WIDTH = 160
 
@@ -245,7 +245,7 @@ def test_latency_and_cost_side_by_side(tmp_path, capsys):
 
 
 def test_intervals_are_computed_from_the_attempts_when_the_report_has_none(tmp_path, capsys):
-    stats = pytest.importorskip("pytest_callm.stats")
+    stats = pytest.importorskip("pytest_callm.scoring.stats")
     base = make_run(tmp_path / "base", BASE)
     old = make_run(tmp_path / "old", NEW, intervals=False)
     runs = compare.load_runs([base, old])
@@ -259,7 +259,7 @@ def test_intervals_are_computed_from_the_attempts_when_the_report_has_none(tmp_p
 def test_intervals_are_absent_without_the_stats_module(tmp_path, capsys, monkeypatch):
     base = make_run(tmp_path / "base", BASE, intervals=False)
     new = make_run(tmp_path / "new", NEW, intervals=False)
-    monkeypatch.setitem(sys.modules, "pytest_callm.stats", None)  # import fails
+    monkeypatch.setitem(sys.modules, "pytest_callm.scoring.stats", None)  # import fails
     code, out, _ = run_main(capsys, base, new)
     assert code == 0
     assert "95% CI: percentile bootstrap over tasks; none for base, new (the report has none" in out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.cost import SECONDS_PER_WORD, attempt_usage, usage_by_industry
-from pytest_callm.modelconfig import Prices
-from pytest_callm.trajectory import RequestRecord, Trajectory, TranscriptTurn
+from pytest_callm.scoring.cost import SECONDS_PER_WORD, attempt_usage, usage_by_industry
+from pytest_callm.model.config import Prices
+from pytest_callm.call.trajectory import RequestRecord, Trajectory, TranscriptTurn
 
 
 def call(ttfts=(100.0, 300.0), usage=None, said=("Hello, thanks for calling.", "Hi, I need my records.")):

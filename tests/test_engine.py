@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from pytest_callm.caller import CallerTurn
-from pytest_callm.engine import CallLimits
-from pytest_callm.model import ModelReply, ToolCall
-from pytest_callm.trajectory import Trajectory
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.call.engine import CallLimits
+from pytest_callm.model.protocol import ModelReply, ToolCall
+from pytest_callm.call.trajectory import Trajectory
 
 
 class Caller:

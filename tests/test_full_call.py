@@ -10,11 +10,11 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
-from pytest_callm.line import make_line
-from pytest_callm.modelconfig import ModelConfig
-from pytest_callm.pack import PackRegistry
-from pytest_callm.runtime import Runtime
-from pytest_callm.task import load_task
+from pytest_callm.phone.line import make_line
+from pytest_callm.model.config import ModelConfig
+from pytest_callm.task.pack import PackRegistry
+from pytest_callm.runs.runtime import Runtime
+from pytest_callm.task.task_file import load_task
 
 TASK = "C2-E2"
 TASK_FILE = EXAMPLE_TASKS / TASK / "task.json"
@@ -98,7 +98,7 @@ def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester,
 
 
 def test_the_caller_models_retries_are_recorded_in_the_trajectory(both_sides):
-    from pytest_callm.client import RetryPolicy
+    from pytest_callm.model.client import RetryPolicy
 
     both_sides.state.caller_steps.extend([{"status": 429, "message": "slow down"}, {"status": 503}])
     packs = PackRegistry([EXAMPLE_PACK.parent])

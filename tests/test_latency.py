@@ -6,10 +6,10 @@ import asyncio
 from dataclasses import asdict
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.client import OpenAIChatModel
-from pytest_callm.latency import LatencyReport, RequestSampler, p90, pool_samples, replay
-from pytest_callm.model import ModelRequest
-from pytest_callm.modelconfig import ModelConfig
+from pytest_callm.model.client import OpenAIChatModel
+from pytest_callm.model.latency import LatencyReport, RequestSampler, p90, pool_samples, replay
+from pytest_callm.model.protocol import ModelRequest
+from pytest_callm.model.config import ModelConfig
 from test_client import FAST, REQUEST
 
 

@@ -12,15 +12,15 @@ import asyncio
 import pytest
 
 from conftest import REPO
-from pytest_callm.engine import run_call
-from pytest_callm.line import CleanLine
-from pytest_callm.oracle import OracleModel, ScriptedCaller, ScriptedModel, plan_answer_key
-from pytest_callm.pack import PackRegistry
-from pytest_callm.runtime import make_call_id
-from pytest_callm.task import load_task
-from pytest_callm.tools_client import ToolClient
-from pytest_callm.toolserver import ToolServer
-from pytest_callm.verify import verify
+from pytest_callm.call.engine import run_call
+from pytest_callm.phone.line import CleanLine
+from pytest_callm.call.oracle import OracleModel, ScriptedCaller, ScriptedModel, plan_answer_key
+from pytest_callm.task.pack import PackRegistry
+from pytest_callm.runs.runtime import make_call_id
+from pytest_callm.task.task_file import load_task
+from pytest_callm.toolserver.client import ToolClient
+from pytest_callm.toolserver.server import ToolServer
+from pytest_callm.scoring.verify import verify
 
 SAMPLE = REPO / "tasks" / "legal" / "C4-H3" / "task.json"
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from conftest import REPO
-from pytest_callm.pack import load_pack
-from pytest_callm.toolserver import ToolServer
+from pytest_callm.task.pack import load_pack
+from pytest_callm.toolserver.server import ToolServer
 
 LEGAL = REPO / "industries" / "legal"
 CLARA = {"full_name": "Clara Whitman", "phone": "206-555-0220"}

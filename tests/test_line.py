@@ -12,16 +12,16 @@ from collections import defaultdict
 
 import pytest
 
-from pytest_callm.caller import CallerTurn
-from pytest_callm.line import CleanLine, Heard, PhoneLine, make_line
-from pytest_callm.line_errors import ERROR_TYPES, Stream, Turn, is_clean_swap, set_draw
-from pytest_callm.line_mix import synthetic_turns
-from pytest_callm.line_numbers import find_numbers
-from pytest_callm.line_profile import (TARGETS, Profile, ProfileError, classify_pair, default_profile_path,
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.phone.line import CleanLine, Heard, PhoneLine, make_line
+from pytest_callm.phone.errors import ERROR_TYPES, Stream, Turn, is_clean_swap, set_draw
+from pytest_callm.phone.turn_mix import synthetic_turns
+from pytest_callm.phone.spoken_numbers import find_numbers
+from pytest_callm.phone.error_profile import (TARGETS, Profile, ProfileError, classify_pair, default_profile_path,
                                        fit_profile, fit_profile_main, load_profile, name_parts, realized_rates,
                                        turn_kind)
-from pytest_callm.line_sounds import sounds
-from pytest_callm.model import ModelReply
+from pytest_callm.phone.sounds import sounds
+from pytest_callm.model.protocol import ModelReply
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HABITS = {"phone": "dashes", "zero": "oh", "thousands": "comma", "ordinal": "suffix"}
@@ -439,8 +439,8 @@ class SaysSure:
 
 
 def test_a_call_through_the_phone_line_records_said_heard_and_errors(vet_pack, tool_server):
-    from pytest_callm.engine import run_call
-    from pytest_callm.tools_client import ToolClient
+    from pytest_callm.call.engine import run_call
+    from pytest_callm.toolserver.client import ToolClient
 
     line = PhoneLine(Profile(_one_set_profile(["split", "lowercase"])), "vet/C1", 1)
 

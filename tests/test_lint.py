@@ -8,7 +8,7 @@ import shutil
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 
 from pytest_callm.cli import default_industries, main
-from pytest_callm.lint import lint
+from pytest_callm.authoring.lint import lint
 
 
 def test_every_shipped_task_passes_the_linter():

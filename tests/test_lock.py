@@ -8,7 +8,7 @@ import shutil
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 
 from pytest_callm.cli import default_industries, main
-from pytest_callm.lock import find_task_files, lock
+from pytest_callm.authoring.lock import find_task_files, lock
 
 
 def test_every_stored_expected_state_equals_its_replay():

@@ -11,11 +11,11 @@ import time
 import pytest
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.caller import CallerTurn
-from pytest_callm.model_output import MAX_ARGUMENT_CHARS, parse_arguments
-from pytest_callm.modelconfig import ModelConfig
-from pytest_callm.rundir import write_json
-from pytest_callm.runtime import Runtime
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.model.output import MAX_ARGUMENT_CHARS, parse_arguments
+from pytest_callm.model.config import ModelConfig
+from pytest_callm.runs.rundir import write_json
+from pytest_callm.runs.runtime import Runtime
 
 SURROGATE_ESCAPED = '{"\\udfff": 1}'  # the model wrote the JSON escape of a lone surrogate
 SURROGATE_RAW = '{"full_name": "Dana \udfff"}'  # the stream itself carried one

@@ -20,16 +20,16 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.caller import CallerTurn
-from pytest_callm.modelconfig import ModelConfig, Prices
-from pytest_callm.runtime import Runtime
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.model.config import ModelConfig, Prices
+from pytest_callm.runs.runtime import Runtime
 
 TASK = "C2-E2"
 TASK_FILE = EXAMPLE_TASKS / TASK / "task.json"
 SERVER_SCRIPT = Path(__file__).resolve().parent / "openai_server.py"
 CALLER_LINE = "I'd like to book a check-up for my dog Biscuit, please."
 CALLER_CONFTEST = f'''
-from pytest_callm.caller import CallerTurn
+from pytest_callm.call.caller import CallerTurn
 
 
 class FixedLineCaller:
@@ -227,6 +227,36 @@ def test_the_simulated_callers_missing_key_is_one_usage_error(model_project, age
     result.stderr.fnmatch_lines(["*--callm-caller-model=local-caller reads its API key from $CALLM_TEST_CALLER_KEY, "
                                  "which is not set*"])
     assert agent_server.log == []
+
+
+FIXTURE_CALLER_CONFTEST = f'''
+import pytest
+from pytest_callm.call.caller import CallerTurn
+
+class FixedLineCaller:
+    async def respond(self, agent_said):
+        return CallerTurn({CALLER_LINE!r})
+
+@pytest.fixture
+def callm_caller():
+    return FixedLineCaller()
+'''
+
+
+def test_a_callm_caller_fixture_plays_with_a_real_model_and_needs_no_caller_key(model_project, agent_server):
+    model_project.makeconftest(FIXTURE_CALLER_CONFTEST)
+    result = model_project.runpytest("--callm-model=local", "--callm-caller-model=local-caller", "-k", TASK)
+    result.assert_outcomes(passed=5)
+    assert {r["model"] for r in agent_server.requests} == {"scripted"}  # the caller model never spoke
+
+
+def test_a_call_with_a_caller_of_your_own_is_not_rerun_after_an_infrastructure_failure(model_project, agent_server):
+    # Rerunning needs a fresh caller, and only the plugin's own can be rebuilt mid-item.
+    model_project.makeconftest(FIXTURE_CALLER_CONFTEST)
+    agent_server.script(*[{"status": 503}] * 5)
+    result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1")
+    result.assert_outcomes(failed=1)
+    assert "the call failed 1 times on the model's side, and is not scored" in result.stdout.str()
 
 
 # --- latency replay -------------------------------------------------------------------------------

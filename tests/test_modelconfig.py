@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.modelconfig import (OPENAI_BASE_URL, ModelConfigError, Prices, Quirks, ServeCommand, bundled_names,
+from pytest_callm.model.config import (OPENAI_BASE_URL, ModelConfigError, Prices, Quirks, ServeCommand, bundled_names,
                                       parse_config, resolve)
 
 

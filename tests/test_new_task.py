@@ -9,8 +9,8 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from pytest_callm.cli import main
-from pytest_callm.pack import PackRegistry
-from pytest_callm.task import load_task
+from pytest_callm.task.pack import PackRegistry
+from pytest_callm.task.task_file import load_task
 
 FIELDS_THE_AUTHOR_WRITES = ("task_name", "customer_name", "intent", "traits", "exp_handoff_path", "exp_tool_calls",
                             "scripted_responses", "forbidden_tools")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.oracle import AnswerKeyError, OracleModel, plan_answer_key
+from pytest_callm.call.oracle import AnswerKeyError, OracleModel, plan_answer_key
 
 
 def test_plan_inserts_handoffs_of_the_expected_path_where_a_call_needs_them(vet_pack, load_task):

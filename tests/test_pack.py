@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_callm.pack import PackError, PackRegistry, discover_packs, load_pack
+from pytest_callm.task.pack import PackError, PackRegistry, discover_packs, load_pack
 
 EXAMPLE_PACK = Path(__file__).resolve().parent.parent / "examples" / "industries" / "vet_clinic"
 

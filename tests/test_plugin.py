@@ -227,8 +227,8 @@ def test_packs_can_live_in_extra_folders(project):
 
 
 def test_a_running_tool_server_can_be_shared(project, tmp_path):
-    from pytest_callm.pack import load_pack
-    from pytest_callm.toolserver import ToolServer
+    from pytest_callm.task.pack import load_pack
+    from pytest_callm.toolserver.server import ToolServer
 
     # The shared server's copy of the pack has slot S-101 taken, so C2-E2 can only fail if the
     # run really uses that server and not one of its own.

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm.client import ModelRequestError
-from pytest_callm.modelconfig import Quirks
-from pytest_callm.quirks import CONNECTED_LINE, first_message_from_user, lift_tool_calls, tools_in_system_prompt
+from pytest_callm.model.client import ModelRequestError
+from pytest_callm.model.config import Quirks
+from pytest_callm.model.quirks import CONNECTED_LINE, first_message_from_user, lift_tool_calls, tools_in_system_prompt
 from test_client import REQUEST, TOOLS, ask
 
 KNOWN = {"verify_owner", "book_appointment", "end_call"}

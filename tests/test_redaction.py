@@ -11,7 +11,7 @@ import base64
 import json
 
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
-from pytest_callm import redact
+from pytest_callm.model import redact
 from test_model_runs import KEY, TASK, agent_server, model_project, output  # noqa: F401  (fixtures)
 
 SECRET = "sk-planted-echo-5b2d9a4e68c1f0e7"

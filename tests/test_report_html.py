@@ -21,7 +21,7 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
-from pytest_callm.report_html import main, render_report, write_html_report
+from pytest_callm.runs.report_html import main, render_report, write_html_report
 
 ORACLE = "--callm-model=oracle"
 SECRET_VAR = "CALLM_TEST_SECRET"

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
-from pytest_callm.modelconfig import OPENAI_BASE_URL, bundled_names, resolve
-from pytest_callm.settings import DEFAULT_CALLER_MODEL
+from pytest_callm.model.config import OPENAI_BASE_URL, bundled_names, resolve
+from pytest_callm.pytest_plugin.settings import DEFAULT_CALLER_MODEL
 from test_model_runs import KEY, agent_server, model_project  # noqa: F401  (fixtures)
 
 SAME_MODEL = "THE CALLER IS THE MODEL UNDER TEST"

@@ -165,7 +165,7 @@ def test_callm_industries_naming_a_missing_folder_is_a_usage_error(tmp_path):
 
 HOLD_LOCK = """
 import sys, time
-from pytest_callm.rundir import RunDir
+from pytest_callm.runs.rundir import RunDir
 RunDir(sys.argv[1]).lock()
 print("locked", flush=True)
 time.sleep(120)

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from pytest_callm.model import ModelReply, ToolCall
-from pytest_callm.oracle import ScriptedModel, plan_answer_key
-from pytest_callm.simulated_caller import HANG_UP, SimulatedCaller, caller_prompt, spoken_only
-from pytest_callm.verify import verify
+from pytest_callm.model.protocol import ModelReply, ToolCall
+from pytest_callm.call.oracle import ScriptedModel, plan_answer_key
+from pytest_callm.call.simulated_caller import HANG_UP, SimulatedCaller, caller_prompt, spoken_only
+from pytest_callm.scoring.verify import verify
 
 
 class CallerModel:
@@ -115,7 +115,7 @@ class RewriteModel:
 
 
 def test_the_rewrite_model_words_a_misheard_span_and_sees_the_turn():
-    from pytest_callm.line_rewriter import misheard_rewriter
+    from pytest_callm.phone.rewriter import misheard_rewriter
 
     model = RewriteModel('"Whitmore."')
     context = {"type": "misheard_name", "turn": "It's Clara Whitman.", "suggestion": "Wittman"}
@@ -125,7 +125,7 @@ def test_the_rewrite_model_words_a_misheard_span_and_sees_the_turn():
 
 
 def test_a_chatty_or_unchanged_rewrite_falls_back_to_the_dictionary():
-    from pytest_callm.line_rewriter import misheard_rewriter
+    from pytest_callm.phone.rewriter import misheard_rewriter
 
     context = {"type": "misheard_word", "turn": "I was fired.", "suggestion": "hired"}
     for reply in ("", "fired", "Sure! Here is a plausible misheard version of the word you gave me"):
@@ -133,8 +133,8 @@ def test_a_chatty_or_unchanged_rewrite_falls_back_to_the_dictionary():
 
 
 def test_a_line_with_a_rewrite_model_uses_its_wording(load_task):
-    from pytest_callm.line import make_line
-    from pytest_callm.line_rewriter import misheard_rewriter
+    from pytest_callm.phone.line import make_line
+    from pytest_callm.phone.rewriter import misheard_rewriter
 
     model = RewriteModel("Whitmore")
     said = "Hi, this is Dana Whitfield calling about my dog Biscuit and my cat Pepper."

@@ -14,9 +14,9 @@ from math import comb, sqrt
 
 import pytest
 
-from pytest_callm.metrics import summarize
-from pytest_callm.stats import bootstrap, bootstrap_counts, percentile, task_counts
-from pytest_callm.summary import render
+from pytest_callm.scoring.metrics import summarize
+from pytest_callm.scoring.stats import bootstrap, bootstrap_counts, percentile, task_counts
+from pytest_callm.runs.summary import render
 
 
 def attempt(task_id: str, passed, *, industry: str = "vet_clinic", category: str = "C1",
@@ -68,7 +68,7 @@ def test_another_process_gives_the_same_intervals(tmp_path):
     results = random_run(3)
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results))
-    code = ("import json, sys; from pytest_callm.stats import bootstrap; "
+    code = ("import json, sys; from pytest_callm.scoring.stats import bootstrap; "
             "print(json.dumps(bootstrap(json.load(open(sys.argv[1])), 5).to_json()))")
     for hash_seed in ("1", "2"):  # the seeding does not go through str hashing
         out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_callm.task import TaskError, build_task, industry_of, read_task_json
+from pytest_callm.task.task_file import TaskError, build_task, industry_of, read_task_json
 
 EXAMPLE_TASKS = Path(__file__).resolve().parent.parent / "examples" / "tasks" / "vet_clinic"
 EXAMPLE_IDS = sorted(p.parent.name for p in EXAMPLE_TASKS.glob("*/task.json"))

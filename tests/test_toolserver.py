@@ -18,11 +18,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pytest_callm.calldb import CallStore, snapshot
-from pytest_callm.pack import load_pack
+from pytest_callm.toolserver.calldb import CallStore, snapshot
+from pytest_callm.task.pack import load_pack
 from pytest_callm.toolkit import SESSION_TABLE
-from pytest_callm.tools_client import ToolClient, ToolServerError
-from pytest_callm.toolserver import CALL_ID_HEADER, ToolServer, run_tool
+from pytest_callm.toolserver.client import ToolClient, ToolServerError
+from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer, run_tool
 
 PACK = "vet_clinic"
 DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}  # o1: Biscuit (p1), Pepper (p2), has email
@@ -160,7 +160,8 @@ OWNERS = [(DANA, ["Biscuit", "Pepper"], {"Biscuit": "p1", "Pepper": "p2"}),
           (LENA, ["Moose"], {"Moose": "p4"})]
 
 
-def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
+@pytest.mark.asyncio  # pytest-asyncio's loop: the same client shared by forty calls at once
+async def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
     n = 40
     tag = uuid.uuid4().hex[:8]
     ids = [f"load-{tag}-{i}" for i in range(n)]
@@ -192,7 +193,7 @@ def test_concurrent_calls_only_see_their_own_writes(tool_server, seed_state):
         finally:
             await client.aclose()
 
-    results, states, untouched = asyncio.run(main())
+    results, states, untouched = await main()
 
     for call_id, plan, res, st in zip(ids, plans, results, states):
         assert [r["ok"] for r in res] == [True, True], (call_id, res)

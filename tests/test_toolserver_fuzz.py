@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from pytest_callm.calldb import CALL_ID_HEADER
-from pytest_callm.pack import load_pack
-from pytest_callm.task import read_task_json
+from pytest_callm.toolserver.calldb import CALL_ID_HEADER
+from pytest_callm.task.pack import load_pack
+from pytest_callm.task.task_file import read_task_json
 from pytest_callm.toolkit import envelope
-from pytest_callm.toolserver import ToolServer
+from pytest_callm.toolserver.server import ToolServer
 
 LEGAL = load_pack(REPO / "industries" / "legal")
 TOOLS = sorted(name for name, spec in LEGAL.tools.items() if spec.kind == "industry")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import copy
 
-from pytest_callm.oracle import OracleModel, PlannedCall, ScriptedModel, plan_answer_key
-from pytest_callm.verify import verify
+from pytest_callm.call.oracle import OracleModel, PlannedCall, ScriptedModel, plan_answer_key
+from pytest_callm.scoring.verify import verify
 
 
 def verdict_of(task, pack, play, plan):

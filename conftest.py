@@ -1,0 +1,27 @@
+"""The repository's own pytest settings: the benchmark release that runs here are compared with.
+
+The CALLM paper: "Caller, recognizer, and verifier versions are fixed for a leaderboard release".
+These are the pins of the published release. Every run of the benchmark from this repository says,
+in its run directory's manifest.json (`release`) and at the end of its summary, whether it used
+exactly these, so that its figures can stand beside the release's, or what differs.
+
+A change to the verifier or to the recognizer's error profile makes runs incomparable with this
+release, as it should: publishing a new release means new pins here. A team that keeps its own
+leaderboard copies this file and pins its own; to change a part of the call instead (a caller or a
+phone line of its own), it overrides the `callm_caller` or `callm_line` fixture in its conftest.py
+(README: "Fixtures").
+"""
+
+RELEASE = {
+    "name": "callm-2026.12",
+    "caller": "gpt-5",  # the caller model config every published result was played against
+    # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
+    "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
+    # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
+    "verifier_sha256": "2543fd57e260e0e4aa1c6066c9c4717a24ce3295b76235bb1f7863dfd21d2a42",
+    "attempts": 5,
+}
+
+
+def pytest_callm_release(config):
+    return RELEASE

@@ -1,0 +1,1 @@
+"""Tools for task authors: `callm lock`, `callm lint` and `callm new-task`."""

@@ -1,0 +1,340 @@
+"""The model under test over an OpenAI-compatible Chat Completions API, streamed.
+
+`OpenAIChatModel` implements the engine's `Model` protocol with the `openai` SDK: every request is
+streamed with the agent's tools and `stream_options.include_usage`, and its reply records
+
+- the time to first token: from the moment the request leaves for the network (after the SDK has
+  built and serialized it, which costs the client milliseconds per request that are not the
+  model's) to the first text or tool-call token; for a reasoning model, the first spoken token
+  (reasoning text is kept in `reasoning`, never spoken);
+- the full text, and the tool calls reassembled from their streamed pieces;
+- usage split into uncached input, cached input, output and reasoning tokens, where reported.
+
+Errors. Rate limits (429), 408/409, 5xx, timeouts, connection errors and streams that drop before
+the model finished are retried with exponential backoff (`RetryPolicy`; the SDK's own retries are
+off so that one policy covers a stream that drops mid-way too). When the tries run out the request
+raises `ModelCallError`; the runtime then reruns the whole call once. A request the server refuses
+as such (400, 422) raises `ModelRequestError`. A key or model the server will not serve (401, 403,
+404) raises `ModelAccessError`: nothing else in the run can succeed, so the plugin stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from pytest_callm.model import quirks
+from pytest_callm.model import redact
+from pytest_callm.model.latency import RequestSampler
+from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
+                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
+from pytest_callm.model.config import ModelConfig
+
+NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
+
+# When the current request was handed to the network: set by the HTTP client's request hook, read
+# by the stream that sent it (the hook runs in the sending task, so the context is that request's).
+_sent_at: ContextVar[list[float] | None] = ContextVar("callm_sent_at", default=None)
+
+
+async def _mark_sent(_request) -> None:
+    holder = _sent_at.get()
+    if holder is not None:
+        holder.append(time.perf_counter())
+
+
+class StreamDropped(Exception):
+    """The stream ended before the model finished its reply."""
+
+
+class DeadlinePassed(StreamDropped):
+    """No complete reply within the request's overall deadline (a stream kept alive, or never ending)."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    tries: int = 5  # per request, the first one included
+    backoff_s: float = 1.0  # the wait before the second try; it doubles on each further try
+    max_backoff_s: float = 30.0  # also caps a server's Retry-After
+    timeout_s: float = 60.0  # to connect, and between two streamed chunks
+    # The whole request, first byte to last: a stream kept alive with SSE comments, or one that never
+    # stops sending tokens, passes every gap timeout and would hold the call forever.
+    deadline_s: float = 600.0
+
+    def wait_s(self, failed_tries: int, retry_after: float | None = None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff_s)
+        base = min(self.backoff_s * 2 ** (failed_tries - 1), self.max_backoff_s)
+        return base * (0.75 + 0.25 * random.random())
+
+
+TRANSIENT_STATUS = (408, 409, 429)
+ACCESS_STATUS = (401, 403, 404)
+
+
+def _server_message(error: Exception) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(error)
+
+
+# How servers say that the conversation no longer fits: OpenAI's code, and the words of vLLM,
+# llama.cpp, Anthropic- and Gemini-compatible gateways.
+_CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|exceeds? the (model'?s? )?"
+                               r"(context|maximum)|too many tokens|prompt is too long|input is too long", re.I)
+
+
+def _is_context_overflow(error: Exception) -> bool:
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
+        return False
+    body = getattr(error, "body", None)
+    code = body.get("code") if isinstance(body, dict) else None
+    return code == "context_length_exceeded" or bool(_CONTEXT_OVERFLOW.search(_server_message(error)))
+
+
+def _retry_after(error: Exception) -> float | None:
+    response = getattr(error, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _is_transient(error: Exception) -> bool:
+    if isinstance(error, StreamDropped):
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in TRANSIENT_STATUS or error.status_code >= 500
+    # The rest carry no status: connection errors and timeouts (`APIConnectionError`, before or
+    # during the stream), and error events the server sent inside the stream.
+    return isinstance(error, openai.APIError)
+
+
+def usage_from(raw: Any) -> Usage | None:
+    if raw is None:
+        return None
+    prompt = raw.prompt_tokens or 0
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
+    out_details = getattr(raw, "completion_tokens_details", None)
+    reasoning = (getattr(out_details, "reasoning_tokens", None) or 0) if out_details is not None else 0
+    return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
+                 output_tokens=raw.completion_tokens or 0, reasoning_tokens=reasoning)
+
+
+def _reasoning_piece(delta: Any) -> str | None:
+    # Not part of the OpenAI schema: vLLM sends `reasoning_content` (newer: `reasoning`), Groq and
+    # OpenRouter `reasoning`. The SDK keeps unknown fields as extra attributes.
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(delta, key, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+@dataclass
+class _Streamed:
+    text: str
+    tool_calls: list[ToolCall]
+    reasoning: str | None
+    ttft_ms: float | None
+    usage: Usage | None
+
+
+class OpenAIChatModel:
+    """One model config, one `AsyncOpenAI` client (created in the loop that first uses it)."""
+
+    def __init__(self, config: ModelConfig, api_key: str | None, retry: RetryPolicy = RetryPolicy(),
+                 sampler: RequestSampler | None = None):
+        self.config = config
+        redact.public_url(config.base_url)  # remembers a password written into the URL
+        self.name = config.name
+        self.api_key = api_key
+        self.retry = retry
+        self.sampler = sampler
+        self._client: openai.AsyncOpenAI | None = None
+
+    def client(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s,
+                                                  event_hooks={"request": [_mark_sent]})
+            self._client = openai.AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,
+                                              max_retries=0, timeout=self.retry.timeout_s, http_client=http)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # --- the request ----------------------------------------------------------------------------
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for one engine request, quirks applied."""
+        q, s = self.config.quirks, self.config.sampling
+        system = request.system_prompt
+        messages = list(request.messages)
+        if q.first_message_from_user:
+            messages = quirks.first_message_from_user(messages)
+        body: dict[str, Any] = {"model": self.config.model, "stream": True, "stream_options": {"include_usage": True}}
+        if q.tools_in_system_prompt:
+            system = quirks.tools_in_system_prompt(system, request.tools)
+        elif request.tools:
+            body["tools"] = request.tools
+        body["messages"] = [{"role": "system", "content": system}, *messages]
+        if s.temperature is not None:
+            body["temperature"] = s.temperature
+        if s.reasoning_effort is not None:
+            body["reasoning_effort"] = s.reasoning_effort
+        if s.max_tokens is not None:
+            body["max_completion_tokens"] = s.max_tokens
+        if s.extra_body:
+            body["extra_body"] = dict(s.extra_body)
+        return body
+
+    async def respond(self, request: ModelRequest) -> ModelReply:
+        body = self.request_body(request)
+        notes: list[str] = []
+        failed = resent = 0
+        while True:
+            try:
+                streamed = await self._stream(body)
+                break
+            except (openai.APIError, StreamDropped) as e:
+                if isinstance(e, openai.APIStatusError) and e.status_code in ACCESS_STATUS:
+                    raise ModelAccessError(self._access_problem(e)) from None
+                resends = self.config.quirks.resend_rejected_tool_calls
+                if resends and quirks.is_rejected_tool_call(e):
+                    if resent < resends:
+                        resent += 1
+                        notes.append(f"resent after a rejected tool call ({_server_message(e)[:120]})")
+                        continue
+                    # Sent as often as a production client would: the model produced no usable reply.
+                    notes.append(f"tool call rejected {resent + 1} times; no reply ({_server_message(e)[:120]})")
+                    return ModelReply(notes=notes)
+                if _is_context_overflow(e):
+                    raise ModelContextOverflow(f"the conversation no longer fits the context of {self.config.model} "
+                                               f"(HTTP {e.status_code}: {_server_message(e)[:300]})") from None
+                if quirks.is_rejected_tool_call(e) or not _is_transient(e):
+                    status = getattr(e, "status_code", None)
+                    raise ModelRequestError(f"{self.config.base_url} refused the request for {self.config.model}"
+                                            f"{f' (HTTP {status})' if status else ''}: {_server_message(e)}") from None
+                failed += 1
+                what = f"{type(e).__name__}: {_server_message(e)[:160]}"
+                if failed >= self.retry.tries:
+                    raise ModelCallError(f"{self.config.name}: {failed} tries failed; last: {what}") from None
+                wait = self.retry.wait_s(failed, _retry_after(e))
+                notes.append(f"retried after {what} (waited {wait:.2f} s)")
+                await asyncio.sleep(wait)
+        if self.sampler is not None:
+            self.sampler.offer(request)
+        text, tool_calls = streamed.text, streamed.tool_calls
+        if self.config.quirks.lifts_calls_from_text and text:
+            known = {t["function"]["name"] for t in request.tools}
+            text, lifted = quirks.lift_tool_calls(text, known)
+            if lifted:
+                notes.append(f"lifted {len(lifted)} tool call(s) out of the text: {streamed.text!r}")
+                tool_calls = [*tool_calls, *lifted]
+        return ModelReply(text=text, tool_calls=tool_calls, reasoning=streamed.reasoning, ttft_ms=streamed.ttft_ms,
+                          usage=streamed.usage, notes=notes)
+
+    async def first_token_ms(self, request: ModelRequest) -> float | None:
+        """Time to the first spoken or tool-call token of one request; stops reading there (replay)."""
+        try:
+            return (await self._stream(self.request_body(request), stop_at_first_token=True)).ttft_ms
+        except openai.APIStatusError as e:
+            if e.status_code in ACCESS_STATUS:
+                raise ModelAccessError(self._access_problem(e)) from None
+            raise
+
+    def _access_problem(self, e: openai.APIStatusError) -> str:
+        c = self.config
+        where = f"the model server at {c.base_url}"
+        message = _server_message(e)
+        if e.status_code == 401:
+            key = f"the API key in ${c.api_key_env}" if c.api_key_env else "requests without an API key"
+            return (f"{where} rejected {key} (HTTP 401: {message}). Check the key, or name another variable "
+                    "with --callm-api-key-env.")
+        if e.status_code == 403:
+            return f"{where} refused access to model {c.model!r} (HTTP 403: {message})."
+        return (f"{where} has no model {c.model!r} or no chat completions endpoint (HTTP 404: {message}). "
+                f"Check `model` and `base_url` in {c.source}, or --callm-base-url.")
+
+    async def _stream(self, body: dict[str, Any], stop_at_first_token: bool = False) -> _Streamed:
+        try:
+            async with asyncio.timeout(self.retry.deadline_s):
+                return await self._read_stream(body, stop_at_first_token)
+        except TimeoutError:
+            raise DeadlinePassed(f"no complete reply within the request deadline of {self.retry.deadline_s:g} s") \
+                from None
+
+    async def _read_stream(self, body: dict[str, Any], stop_at_first_token: bool) -> _Streamed:
+        text: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        ttft_ms = None
+        usage = None
+        finished = False
+        sent: list[float] = []
+        context = _sent_at.set(sent)
+        try:
+            started = time.perf_counter()  # replaced by the send time once the hook has run
+            stream = await self.client().chat.completions.create(**body)
+        finally:
+            _sent_at.reset(context)
+        started = sent[-1] if sent else started
+        try:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = usage_from(chunk.usage)
+                for choice in chunk.choices:
+                    delta = choice.delta
+                    if delta is not None:
+                        piece = _reasoning_piece(delta)
+                        if piece:
+                            reasoning.append(piece)
+                        if delta.content:
+                            ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
+                            text.append(delta.content)
+                        for tc in delta.tool_calls or []:
+                            ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
+                            entry = calls.setdefault(tc.index, {"id": None, "name": "", "arguments": []})
+                            entry["id"] = entry["id"] or tc.id
+                            if tc.function is not None:
+                                if tc.function.name and tc.function.name != entry["name"]:
+                                    entry["name"] += tc.function.name
+                                if tc.function.arguments:
+                                    entry["arguments"].append(tc.function.arguments)
+                    if choice.finish_reason is not None:
+                        finished = True
+                if stop_at_first_token and ttft_ms is not None:
+                    finished = True
+                    break
+        finally:
+            await stream.close()
+        if not finished:
+            raise StreamDropped("the stream ended before the model finished its reply")
+        tool_calls = [ToolCall(c["id"] or f"call_{i}", c["name"], "".join(c["arguments"]))
+                      for i, c in sorted(calls.items())]
+        return _Streamed("".join(text), tool_calls, "".join(reasoning) or None, ttft_ms, usage)
+
+
+def api_key_for(config: ModelConfig, environ: dict[str, str]) -> str | None:
+    """The key a config names, or None when it needs none. Raises KeyError naming a missing variable."""
+    if config.api_key_env is None:
+        return None
+    key = environ.get(config.api_key_env, "").strip()
+    if not key:
+        raise KeyError(config.api_key_env)
+    redact.remember(key, config.api_key_env)  # from here on, no output of the run shows it
+    return key
+

@@ -1,0 +1,235 @@
+"""Model configs: what `--callm-model=NAME` means.
+
+A name resolves to a TOML file `NAME.toml`, looked up first in the project's own folders (ini
+`callm_model_configs`, option `--callm-model-configs`), then among the configs bundled in
+`pytest_callm/model/configs/`. A name with no config is taken as an OpenAI model id with default settings.
+`oracle` is built in and has no config.
+
+A config says where the model is served and how to call it:
+
+    model = "gpt-4.1"                        # the id sent as `model` (default: the config's name)
+    base_url = "https://api.openai.com/v1"   # default: the OpenAI API
+    api_key_env = "OPENAI_API_KEY"           # "" when the server needs no key
+
+    [sampling]                               # the provider's recommended phone settings
+    temperature = 0.0                        # each key optional: unset means the provider default
+    reasoning_effort = "minimal"
+    max_tokens = 1024
+    extra_body = { chat_template_kwargs = { enable_thinking = false } }
+
+    [prices]                                 # USD per million tokens, list prices
+    input = 2.00                             # uncached input
+    cached_input = 0.50                      # default: the input price (no cache discount)
+    output = 8.00                            # reasoning included
+    source = "where the prices come from"
+
+    [quirks]                                 # see quirks.py
+    first_message_from_user = false
+    tools_in_system_prompt = false
+    tool_calls_in_text = false
+    resend_rejected_tool_calls = 0           # 0..3
+
+    [serve]                                  # for --callm-serve
+    command = ["vllm", "serve", "{model}", "--port", "{port}"]
+    ready_timeout_s = 900
+
+Unknown keys are errors, so a typo cannot silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+ORACLE = "oracle"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+MAX_TOOL_CALL_RESENDS = 3
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+
+
+class ModelConfigError(Exception):
+    """A config file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """List prices in USD per million tokens."""
+
+    input: float
+    output: float
+    cached_input: float | None = None  # None: cached tokens cost the input price
+    source: str = ""
+
+    def cost(self, input_tokens: int, cached_input_tokens: int, output_tokens: int) -> float:
+        cached = self.input if self.cached_input is None else self.cached_input
+        return (input_tokens * self.input + cached_input_tokens * cached + output_tokens * self.output) / 1e6
+
+
+@dataclass(frozen=True)
+class Sampling:
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+    max_tokens: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Quirks:
+    """Per-provider workarounds, each off by default (quirks.py has the details)."""
+
+    first_message_from_user: bool = False
+    tools_in_system_prompt: bool = False
+    tool_calls_in_text: bool = False
+    resend_rejected_tool_calls: int = 0
+
+    @property
+    def lifts_calls_from_text(self) -> bool:
+        # A model that reads its tools in the prompt can only answer with calls in its text.
+        return self.tool_calls_in_text or self.tools_in_system_prompt
+
+
+@dataclass(frozen=True)
+class ServeCommand:
+    """A command that serves the model on a local port (`{model}`, `{port}`, `{python}` filled in)."""
+
+    command: tuple[str, ...]
+    ready_timeout_s: float = 900.0
+
+    def argv(self, model: str, port: int, python: str) -> list[str]:
+        values = {"model": model, "port": str(port), "python": python}
+        try:
+            return [part.format(**values) for part in self.command]
+        except (KeyError, IndexError, ValueError) as e:
+            raise ModelConfigError(f"[serve] command: unknown placeholder {e} (use {{model}}, {{port}}, "
+                                   "{{python}})") from None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str
+    model: str  # the model id sent to the server
+    base_url: str = OPENAI_BASE_URL
+    api_key_env: str | None = OPENAI_KEY_ENV  # None: the server needs no key
+    sampling: Sampling = Sampling()
+    prices: Prices | None = None
+    quirks: Quirks = Quirks()
+    serve: ServeCommand | None = None
+    source: str = "default"  # the file it came from, or "default" for a bare model id
+
+    def with_overrides(self, base_url: str | None = None, api_key_env: str | None = None) -> "ModelConfig":
+        """`--callm-base-url` and `--callm-api-key-env` (where `none` or "" means no key)."""
+        config = self
+        if base_url:
+            config = replace(config, base_url=base_url)
+        if api_key_env is not None:
+            config = replace(config, api_key_env=None if api_key_env.lower() in ("", "none") else api_key_env)
+        return config
+
+
+def bundled_dir() -> Path:
+    return Path(str(resources.files("pytest_callm.model") / "configs"))
+
+
+def _table(data: dict[str, Any], key: str, where: str, allowed: set[str]) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ModelConfigError(f"{where}: [{key}] must be a table")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise ModelConfigError(f"{where}: unknown key(s) in [{key}]: {', '.join(unknown)} "
+                               f"(known: {', '.join(sorted(allowed))})")
+    return value
+
+
+def _typed(value: Any, kinds: tuple[type, ...], where: str, key: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) and bool not in kinds:
+        raise ModelConfigError(f"{where}: {key} must be {kinds[0].__name__}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise ModelConfigError(f"{where}: {key} must be {kinds[0].__name__}, got {value!r}")
+    return value
+
+
+def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
+    """Build a config from parsed TOML; `where` names the source in errors."""
+    top = {"model", "base_url", "api_key_env", "description", "sampling", "prices", "quirks", "serve"}
+    unknown = sorted(set(data) - top)
+    if unknown:
+        raise ModelConfigError(f"{where}: unknown key(s): {', '.join(unknown)} (known: {', '.join(sorted(top))})")
+    number = (float, int)
+    s = _table(data, "sampling", where, {"temperature", "reasoning_effort", "max_tokens", "extra_body"})
+    effort = _typed(s.get("reasoning_effort"), (str,), where, "sampling.reasoning_effort")
+    if effort is not None and effort not in REASONING_EFFORTS:
+        raise ModelConfigError(f"{where}: sampling.reasoning_effort must be one of {', '.join(REASONING_EFFORTS)}")
+    sampling = Sampling(_typed(s.get("temperature"), number, where, "sampling.temperature"), effort,
+                        _typed(s.get("max_tokens"), (int,), where, "sampling.max_tokens"),
+                        _typed(s.get("extra_body", {}), (dict,), where, "sampling.extra_body"))
+
+    p = _table(data, "prices", where, {"input", "cached_input", "output", "source"})
+    prices = None
+    if p:
+        if "input" not in p or "output" not in p:
+            raise ModelConfigError(f"{where}: [prices] needs both input and output (USD per million tokens)")
+        prices = Prices(float(_typed(p["input"], number, where, "prices.input")),
+                        float(_typed(p["output"], number, where, "prices.output")),
+                        _typed(p.get("cached_input"), number, where, "prices.cached_input"),
+                        _typed(p.get("source", ""), (str,), where, "prices.source"))
+
+    q = _table(data, "quirks", where, {"first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text",
+                                       "resend_rejected_tool_calls"})
+    resends = _typed(q.get("resend_rejected_tool_calls", 0), (int,), where, "quirks.resend_rejected_tool_calls")
+    if not 0 <= resends <= MAX_TOOL_CALL_RESENDS:
+        raise ModelConfigError(f"{where}: quirks.resend_rejected_tool_calls must be 0 to {MAX_TOOL_CALL_RESENDS}")
+    quirks = Quirks(*(bool(_typed(q.get(k, False), (bool,), where, f"quirks.{k}"))
+                      for k in ("first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text")),
+                    resends)
+
+    v = _table(data, "serve", where, {"command", "ready_timeout_s"})
+    serve = None
+    if v:
+        command = v.get("command")
+        if not (isinstance(command, list) and command and all(isinstance(c, str) for c in command)):
+            raise ModelConfigError(f"{where}: [serve] command must be a non-empty list of strings")
+        serve = ServeCommand(tuple(command), float(_typed(v.get("ready_timeout_s", 900), number, where,
+                                                          "serve.ready_timeout_s")))
+
+    key_env = _typed(data.get("api_key_env", OPENAI_KEY_ENV), (str,), where, "api_key_env")
+    return ModelConfig(name=name, model=_typed(data.get("model", name), (str,), where, "model"),
+                       base_url=_typed(data.get("base_url", OPENAI_BASE_URL), (str,), where, "base_url"),
+                       api_key_env=key_env or None, sampling=sampling, prices=prices, quirks=quirks,
+                       serve=serve, source=where)
+
+
+def load_config(path: Path) -> ModelConfig:
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ModelConfigError(f"{path}: invalid TOML: {e}") from None
+    return parse_config(path.stem, data, str(path))
+
+
+def config_path(name: str, folders: list[Path]) -> Path | None:
+    if name.endswith(".toml") and Path(name).is_file():
+        return Path(name)
+    for folder in [*folders, bundled_dir()]:
+        candidate = Path(folder) / f"{name}.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def resolve(name: str, folders: list[Path] = ()) -> ModelConfig:
+    """The config of `name`; an unknown name is an OpenAI model id with defaults."""
+    if name == ORACLE:
+        raise ValueError("the oracle has no model config")
+    path = config_path(name, list(folders))
+    return load_config(path) if path else ModelConfig(name=name, model=name)
+
+
+def bundled_names() -> list[str]:
+    return sorted(p.stem for p in bundled_dir().glob("*.toml"))

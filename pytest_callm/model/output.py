@@ -1,0 +1,90 @@
+"""What the model (or the caller model) writes, made safe for the harness to carry.
+
+A model can write anything: text with lone surrogates (which no UTF-8 encoder will take), tool-call
+arguments that are not JSON, nested 200,000 deep, or megabytes long. None of that may raise inside
+the engine, the SDK's serialisation of the next request, the trajectory file or the tool server:
+it is the model's mistake, so it is refused to the model as `invalid_arguments` and counts against
+it. The engine passes every reply through `safe_reply`; the tool server parses request bodies with
+`parse_arguments`, the same rules.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the protocol imports this module (ToolCall.arguments parses with it)
+    from pytest_callm.model.protocol import ModelReply
+
+MAX_ARGUMENT_CHARS = 100_000  # far above any real tool call; a 20 MB string is a model gone astray
+MAX_DEPTH = 32  # the deepest legitimate argument of any pack is 3 levels
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # paired ones are single characters in a Python str
+NOT_UNICODE = "text that is not valid Unicode (a lone surrogate)"
+NOT_JSON = "arguments are not valid JSON"
+NOT_UTF8 = "arguments are not UTF-8"
+
+
+def clean_text(text: str) -> str:
+    """Text any encoder accepts: each lone surrogate becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def clip(raw: str) -> str:
+    """Raw arguments as the history and the trajectory keep them: encodable, and bounded in size."""
+    raw = clean_text(raw)
+    if len(raw) > MAX_ARGUMENT_CHARS:
+        return raw[:MAX_ARGUMENT_CHARS] + f"... [{len(raw) - MAX_ARGUMENT_CHARS} more characters cut]"
+    return raw
+
+
+def _problem_in(value: Any) -> str | None:
+    """Walks the parsed value without recursion: too deep, or text with a lone surrogate."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels"
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return NOT_UNICODE
+        elif isinstance(item, dict):
+            for key, v in item.items():
+                if _LONE_SURROGATE.search(key):
+                    return NOT_UNICODE
+                stack.append((v, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return None
+
+
+def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """(arguments, None) for a usable JSON object, else (None, what is wrong, said to the model)."""
+    if len(raw) > MAX_ARGUMENT_CHARS:
+        return None, f"arguments are {len(raw):,} characters long (at most {MAX_ARGUMENT_CHARS:,})"
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, NOT_UTF8
+    if _LONE_SURROGATE.search(raw):
+        return None, NOT_UNICODE
+    try:
+        value = json.loads(raw or "{}")
+    except RecursionError:  # the C scanner gives up on deep nesting before we can measure it
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    except ValueError:
+        return None, NOT_JSON
+    if not isinstance(value, dict):
+        return None, f"(arguments): expected a JSON object, got {type(value).__name__}"
+    problem = _problem_in(value)
+    return (None, problem) if problem else (value, None)
+
+
+def safe_reply(reply: ModelReply) -> ModelReply:
+    """The reply with encodable text and bounded tool-call arguments (parsed later, by the engine)."""
+    return replace(reply, text=clean_text(reply.text or ""),
+                   reasoning=clean_text(reply.reasoning) if reply.reasoning else reply.reasoning,
+                   tool_calls=[replace(tc, id=clean_text(tc.id), name=clean_text(tc.name))
+                               for tc in reply.tool_calls])

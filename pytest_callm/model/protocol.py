@@ -1,0 +1,80 @@
+"""The model-under-test interface: what the engine sends and what comes back.
+
+The engine only knows `Model.respond(request) -> ModelReply`. The oracle implements it by replaying
+an answer key; the streaming OpenAI-compatible client implements it over HTTP. A reply carries its
+own timing (time to first text or tool-call token) and usage, which the engine records verbatim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pytest_callm.model.output import parse_arguments
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    raw_arguments: str  # exactly as the model wrote them
+
+    @property
+    def arguments(self) -> Any:
+        """Parsed arguments, or None when they are unusable (see `output.parse_arguments`)."""
+        return parse_arguments(self.raw_arguments)[0]
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0  # uncached input
+    cached_input_tokens: int = 0
+    output_tokens: int = 0  # reasoning included
+    reasoning_tokens: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ModelRequest:
+    agent: str
+    system_prompt: str
+    messages: list[dict[str, Any]]  # OpenAI chat messages after the system prompt
+    tools: list[dict[str, Any]]  # OpenAI function tools of the active agent
+
+
+@dataclass
+class ModelReply:
+    text: str = ""  # spoken to the caller
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    reasoning: str | None = None  # kept in the trajectory, never spoken
+    ttft_ms: float | None = None  # to the first text or tool-call token
+    usage: Usage | None = None
+    notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
+
+
+class ModelInfrastructureError(Exception):
+    """The model could not be reached or could not answer: never scored as the model's failure."""
+
+
+class ModelCallError(ModelInfrastructureError):
+    """Transient failures (rate limits, 5xx, timeouts, dropped streams) outlasted every retry."""
+
+
+class ModelRequestError(ModelInfrastructureError):
+    """The server refused the request itself (HTTP 400 or 422, not a rejected tool call)."""
+
+
+class ModelContextOverflow(Exception):
+    """The conversation no longer fits the model's context window: the model's failure, not the harness's."""
+
+
+class ModelAccessError(Exception):
+    """The server will not serve this key or this model (401, 403, 404): the run cannot go on."""
+
+
+class Model(Protocol):
+    name: str
+
+    async def respond(self, request: ModelRequest) -> ModelReply: ...

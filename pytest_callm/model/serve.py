@@ -1,0 +1,139 @@
+"""`--callm-serve`: start the serving command a model config names, and stop it afterwards.
+
+For vLLM the command is `vllm serve <model> --enable-auto-tool-choice --tool-call-parser <parser>
+--port {port}`; any program that serves the OpenAI API on 127.0.0.1:{port} works. The server gets a
+free port, its output goes to a log file, and it is ready once `GET /health` answers 200 and
+`GET /v1/models` lists the config's model. A command that exits, or is not ready in time, is a
+`ServeError` quoting the end of its log. The server runs in its own process group, so stopping it
+stops any workers it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from pytest_callm.model.config import ModelConfig
+
+POLL_S = 0.2
+LOG_TAIL_LINES = 20
+
+
+class ServeError(Exception):
+    pass
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as e:
+        return e.code, b""
+    except (urllib.error.URLError, OSError):
+        return 0, b""
+
+
+class ModelServer:
+    """One served model for one pytest run."""
+
+    def __init__(self, config: ModelConfig, ready_timeout_s: float | None = None):
+        if config.serve is None:
+            raise ServeError(f"model config {config.name} ({config.source}) has no [serve] command")
+        self.config = config
+        self.port = free_port()
+        self.argv = config.serve.argv(config.model, self.port, sys.executable)
+        self.timeout_s = ready_timeout_s if ready_timeout_s is not None else config.serve.ready_timeout_s
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.base_url = self.url + "/v1"
+        self.log_path: Path | None = None
+        self._proc: subprocess.Popen | None = None
+
+    def start(self) -> str:
+        """Start the command and wait until it serves the model; returns the base URL."""
+        handle, name = tempfile.mkstemp(prefix="callm-serve-", suffix=".log")
+        self.log_path = Path(name)
+        with os.fdopen(handle, "wb") as log:
+            try:
+                self._proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
+                                              stdin=subprocess.DEVNULL, start_new_session=True)
+            except OSError as e:
+                raise ServeError(f"--callm-serve: cannot run {self.argv[0]!r}: {e}") from None
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop(keep_log=True)
+            raise
+        return self.base_url
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.timeout_s
+        stage = "/health"
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                raise ServeError(self._problem(f"exited with code {code} before it was ready"))
+            if stage == "/health" and _get(self.url + "/health")[0] == 200:
+                stage = "/v1/models"
+            if stage == "/v1/models":
+                status, body = _get(self.base_url + "/models")
+                if status == 200:
+                    served = self._model_ids(body)
+                    if self.config.model in served:
+                        return
+                    raise ServeError(self._problem(f"is up but serves {', '.join(served) or 'no model'}, "
+                                                   f"not {self.config.model!r}"))
+            if time.monotonic() > deadline:
+                raise ServeError(self._problem(f"did not answer {stage} within {self.timeout_s:.0f} s"))
+            time.sleep(POLL_S)
+
+    @staticmethod
+    def _model_ids(body: bytes) -> list[str]:
+        try:
+            return [m["id"] for m in json.loads(body)["data"]]
+        except (ValueError, KeyError, TypeError):
+            return []
+
+    def _problem(self, what: str) -> str:
+        tail = ""
+        if self.log_path and self.log_path.exists():
+            lines = self.log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:]
+            tail = "\n".join("  | " + line for line in lines)
+        return (f"--callm-serve: the server for {self.config.name} ({' '.join(self.argv)}) {what}; "
+                f"its output is in {self.log_path}" + (f":\n{tail}" if tail else ""))
+
+    def stop(self, keep_log: bool = False, grace_s: float = 20.0) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            self._signal(proc, signal.SIGTERM)
+            try:
+                proc.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                self._signal(proc, signal.SIGKILL)
+                proc.wait()
+        if not keep_log and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen, sig: int) -> None:
+        try:
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, sig)  # the whole group: vLLM starts worker processes
+            else:
+                proc.send_signal(sig)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,144 @@
+"""Task files as pytest collectors: one file, one item per attempt.
+
+Ids look like `tasks/legal/C4-H3/task.json::C4-H3[attempt-2]`. Items carry the markers `industry`,
+`category`, `difficulty` (with keyword arguments: `-m "category(slug='C4')"`) and the bare
+difficulty (`easy`, `medium`, `hard`), and match `-k` on the
+industry, the task id, the category slug and the difficulty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from pytest_callm.model import redact
+from pytest_callm.call.oracle import AnswerKeyError
+from pytest_callm.task.pack import Pack, PackError
+from pytest_callm.runs.attempts import MissingTrajectory
+from pytest_callm.runs.runtime import CallerUnavailable, InfrastructureError
+from pytest_callm.task.task_file import Task, TaskError, is_task_file, load_task  # noqa: F401 (is_task_file: the plugin's)
+from pytest_callm.toolserver.client import ToolServerError
+
+
+STATE_PLUGIN = "callm-state"  # the name the session state registers under, in pytest_configure
+
+
+def callm_state(config: pytest.Config):
+    """The per-process session state (`plugin.CallmState`)."""
+    return config.pluginmanager.get_plugin(STATE_PLUGIN)
+
+
+@dataclass(frozen=True)
+class TaskAttempt:
+    """What the `callm_task` fixture gives: one attempt of one task of one pack."""
+
+    task: Task
+    pack: Pack
+    attempt: int
+
+
+class CallFailed(Exception):
+    """The verifier failed the call; the message is the verdict, gate by gate."""
+
+
+class TaskFile(pytest.File):
+    def collect(self):
+        state = callm_state(self.config)
+        _, task, pack = load_task(self.path, state.packs)
+        if task.exp_db_state is None:
+            raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
+                                        f"`callm lock {self.path}`"])
+        # Attempts are saved and resumed by industry and task id: two files with one id would merge
+        # into one task (the second "resumed" from the first's trajectories). A copied task folder
+        # whose task_name was not changed is the usual cause.
+        first = state.task_files.setdefault((task.industry, task.task_id), self.path.resolve())
+        if first != self.path.resolve():
+            raise TaskError(self.path, [f"$.task_name: task id {task.task_id} of industry {task.industry} is "
+                                        f"already used by {first}; give each task its own id"])
+        for attempt in range(1, state.settings.attempts + 1):
+            yield TaskItem.from_parent(self, name=f"{task.task_id}[attempt-{attempt}]", callobj=play_task_attempt,
+                                       task=task, pack=pack, attempt=attempt)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (TaskError, PackError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+def task_marks(industry: str, slug: str, category: str, difficulty: str) -> list[pytest.MarkDecorator]:
+    # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
+    return [pytest.mark.industry(name=industry), pytest.mark.category(slug=slug, name=category),
+            pytest.mark.difficulty(level=difficulty), getattr(pytest.mark, difficulty)]
+
+
+class TaskItem(pytest.Function):
+    def __init__(self, *, task: Task, pack: Pack, attempt: int, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.pack, self.attempt = task, pack, attempt
+        self.callm_attempt = TaskAttempt(task, pack, attempt)  # what the `callm_task` fixture gives
+        self.verdict = None
+        self.trajectory = None
+        self.usage = None  # timing, tokens and cost of the call (models other than the oracle)
+        for marker in task_marks(task.industry, task.category_slug, task.category, task.difficulty):
+            self.add_marker(marker)
+        self.extra_keyword_matches.update({task.industry, task.task_id, task.category_slug, task.difficulty})
+
+    def reportinfo(self):
+        return self.path, 0, f"{self.task.industry}/{self.task.task_id} attempt {self.attempt}"
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (CallFailed, AnswerKeyError, ToolServerError, InfrastructureError,
+                                      CallerUnavailable, MissingTrajectory)):
+            kind = type(excinfo.value).__name__
+            return redact.text(f"{self.task.task_id} attempt {self.attempt}: {kind}\n{excinfo.value}")
+        # Anything else is a bug somewhere (a plugged-in caller, a pack, the harness): it fails this
+        # attempt with pytest's own traceback. pytest 9's Function.repr_failure takes no `style`.
+        shown = super().repr_failure(excinfo)
+        safe = redact.text(str(shown))
+        return shown if safe == str(shown) else safe  # plain text only when a secret had to go
+
+
+def result_payload(item: pytest.Item, when: str, excinfo, outcome: str) -> dict[str, Any] | None:
+    """The JSON-safe record of a task-shaped item's attempt that travels to the xdist controller:
+    a task file's item, or a Python test that played its `callm_task` (None for any other test)."""
+    attempt: TaskAttempt | None = getattr(item, "callm_attempt", None)
+    if attempt is None:
+        return None
+    task = attempt.task
+    base = {"task_id": task.task_id, "industry": task.industry, "category": task.category_slug,
+            "difficulty": task.difficulty, "attempt": attempt.attempt}
+    trajectory, verdict, usage = (getattr(item, name, None) for name in ("trajectory", "verdict", "usage"))
+    if usage is not None:
+        base["usage"] = {**usage, "reruns": trajectory.reruns}
+        # What the phone line did to each caller turn, for the realized error rates.
+        base["line_turns"] = [[{"type": e.get("type"), **({"style": True} if e.get("style") else {})}
+                               for e in t.line_errors]
+                              for t in trajectory.transcript if t.role == "caller"]
+    if when == "call" and verdict is not None:
+        # A Python test's own assertions count too: the attempt passes when the gates and the test do.
+        return {**base, "passed": verdict.passed and outcome == "passed", "gates": verdict.gates}
+    if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
+        return None
+    error = excinfo.value
+    kind = error_kind(error)
+    return {**base, "passed": None, "gates": {}, "error_kind": kind,
+            "error": redact.text(f"{type(error).__name__}: {str(error)[:500]}")}
+
+
+def error_kind(error: BaseException) -> str:
+    """Why an attempt could not be scored, as the summary counts it."""
+    if isinstance(error, AnswerKeyError):
+        return "answer_key"
+    if isinstance(error, (ToolServerError, InfrastructureError, CallerUnavailable, MissingTrajectory)):
+        return "infrastructure"
+    return "unexpected error"  # a bug in a plugged-in caller, a pack or the harness: never the model's
+
+
+def play_task_attempt(callm_play) -> None:
+    """The body of every task item: play the call (fixtures: `callm_play` and what it is made of),
+    then assert the three gates."""
+    call = callm_play()
+    if not call.passed:
+        raise CallFailed(call.explain())

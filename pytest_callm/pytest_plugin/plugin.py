@@ -1,0 +1,534 @@
+"""pytest entry point (`pytest11: callm`): options, collection, the summary and the run's life.
+
+Only hooks and wiring live here: items in `collect`, the fixtures a call is made of in `fixtures`,
+tasks written in Python in `python_tasks`; the work is below, in `runs`, `call`, `scoring`, `model`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file,
+                                                 result_payload)
+from pytest_callm.scoring.cost import usage_by_industry
+from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties
+from pytest_callm.model.latency import LatencyReport, pool_samples, replay
+from pytest_callm.phone.line import is_clean, make_line
+from pytest_callm.phone.error_profile import ProfileError, format_rates, load_profile, realized_rates
+from pytest_callm.runs.links import report_page_line
+from pytest_callm.scoring.metrics import summarize
+from pytest_callm.model.config import ORACLE, ModelConfig, ModelConfigError, resolve
+from pytest_callm.task.pack import PackError, PackRegistry
+from pytest_callm.task.task_file import TaskError, load_task
+from pytest_callm.runs.release import ReleaseCheck, check_release
+from pytest_callm.runs.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
+                                       verifier_hash, write_json)
+from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
+from pytest_callm.runs.runtime import Runtime
+from pytest_callm.pytest_plugin.settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
+from pytest_callm.pytest_plugin import fixtures
+from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
+    callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
+from pytest_callm.pytest_plugin.python_tasks import MARKER as PYTHON_TASK_MARKER, pytest_generate_tests  # noqa: F401
+from pytest_callm.model.serve import ModelServer, ServeError
+from pytest_callm.toolserver.client import ToolServerError, check_tool_server
+from pytest_callm.runs.summary import render, render_usage
+
+SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
+PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
+RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
+RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
+LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_callm.pytest_plugin import hookspec
+
+    pluginmanager.add_hookspecs(hookspec)
+
+
+class CallmState:
+    """Per-process session state: settings, packs, and (on the controller) the attempt results."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.settings = Settings.from_config(config)
+        worker = getattr(config, "workerinput", None)
+        self.rescore_from: RunDir | None = None
+        if worker is not None and worker.get(RESCORE_FROM):
+            self.rescore_from = RunDir(worker[RESCORE_FROM])
+        elif worker is None and self.settings.rescore:
+            self.rescore_from = RunDir(self.settings.rescore)
+            if self._manifest_of(self.rescore_from, "rescore") is None:
+                raise pytest.UsageError(f"--callm-rescore={self.settings.rescore}: no run there (no manifest.json)")
+        if self.rescore_from is not None:  # the model of the saved run; nothing will call it
+            saved = (self._manifest_of(self.rescore_from, "rescore") or {}).get("comparable", {})
+            self.settings.model = self.settings.model or saved.get("model")
+        if worker is not None:
+            self.run_dir = RunDir(worker[RUN_DIR]) if worker.get(RUN_DIR) else None
+        elif self.rescore_from is not None:
+            self.run_dir = RunDir(self.settings.out or self.rescore_from.path / "rescored")
+        else:
+            self.run_dir = RunDir(self.settings.resume or self.settings.out
+                                  or default_run_dir(config.rootpath, self.settings.model))
+        if worker is None and self.run_dir.path.exists() and not self.run_dir.path.is_dir():
+            option = "resume" if self.settings.resume else "out"
+            raise pytest.UsageError(f"--callm-{option}={self.run_dir.path}: a file, not a run directory")
+        self.model_config: ModelConfig | None = None  # None for the oracle, and when rescoring
+        if self.settings.model and self.settings.model != ORACLE and self.rescore_from is None:
+            try:
+                self.model_config = resolve(self.settings.model, list(self.settings.model_configs)).with_overrides(
+                    self.settings.base_url, self.settings.api_key_env)
+            except ModelConfigError as e:
+                raise pytest.UsageError(f"--callm-model={self.settings.model}: {e}") from None
+            served = getattr(config, "workerinput", {}).get(SERVED_URL)
+            if served:
+                self.model_config = self.model_config.with_overrides(base_url=served)
+        self.caller_config: ModelConfig | None = None
+        self.line_config: ModelConfig | None = None
+        self.same_model_warning: str | None = None
+        if self.model_config is not None:
+            self.caller_config = self._resolve("caller-model", self.settings.caller_model).with_overrides(
+                self.settings.caller_base_url, self.settings.caller_api_key_env)
+            simulated = self.custom_caller() is None
+            if simulated and (self.caller_config.model, self.caller_config.base_url) == (
+                    self.model_config.model, self.model_config.base_url):
+                self.same_model_warning = (
+                    f"THE CALLER IS THE MODEL UNDER TEST ({self.model_config.model}): a model playing both sides "
+                    "of the call is not a CALLM result; pick another --callm-caller-model")
+            if self.settings.line_model:
+                self.line_config = self._resolve("line-model", self.settings.line_model)
+        try:
+            make_line(self.settings.line, "check", 0)
+        except ProfileError as e:
+            raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
+        self.server: ModelServer | None = None
+        self._started = False
+        self._access_checked = False
+        self.resuming = False
+        self.total, self.started_at = 0, time.monotonic()
+        self.latency_parts: list[dict[str, Any]] = []
+        self.latency_report: LatencyReport | None = None
+        try:
+            self.packs = PackRegistry(self.settings.industries)
+        except PackError as e:
+            raise pytest.UsageError(str(e)) from None
+        self.results: list[dict[str, Any]] = []
+        self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+        self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
+        self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
+        self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
+
+    @staticmethod
+    def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
+        try:
+            return run_dir.manifest()
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
+
+    def _resolve(self, option: str, name: str) -> ModelConfig:
+        try:
+            return resolve(name, list(self.settings.model_configs))
+        except ModelConfigError as e:
+            raise pytest.UsageError(f"--callm-{option}={name}: {e}") from None
+
+    # --- collection ---------------------------------------------------------------------------
+
+    def pytest_collect_file(self, file_path: Path, parent):
+        if is_task_file(file_path.name):
+            return TaskFile.from_parent(parent, path=file_path)
+        return None
+
+    def _require_model(self, task_ids: list[str]) -> None:
+        if not task_ids or self.lists_only():
+            return
+        if not self.settings.model:
+            raise pytest.UsageError(
+                f"{len(task_ids)} task item(s) selected but no model under test: pass --callm-model=NAME "
+                "(for example --callm-model=oracle to replay the answer keys offline), or set callm_model "
+                "in your ini file")
+        self.check_access()
+
+    def custom_caller(self) -> str | None:
+        """Who plugs in a caller of their own, if anyone: a `callm_caller` fixture in a conftest or
+        plugin (found once conftests are loaded, before any worker starts), or the hook (its alias).
+        Such a run needs no caller model and no caller key."""
+        manager = self.config.pluginmanager
+        for plugin in manager.get_plugins():
+            if plugin is not fixtures and callable(getattr(plugin, "callm_caller", None)) \
+                    and getattr(plugin, "__name__", "") != __name__:
+                return "callm_caller fixture"
+        if self.config.hook.pytest_callm_make_caller.get_hookimpls():
+            return "pytest_callm_make_caller"
+        return None
+
+    def lists_only(self) -> bool:
+        """--collect-only, --fixtures and --fixtures-per-test run nothing: no model needed."""
+        option = self.config.option
+        return bool(option.collectonly or getattr(option, "showfixtures", False)
+                    or getattr(option, "show_fixtures_per_test", False))
+
+    def check_access(self) -> None:
+        """The tool server answers and every model the run calls has its key; once per run.
+
+        The controller runs this at session start, before xdist starts a worker, so a missing key
+        is one message within seconds however many workers were asked for.
+        """
+        if self._access_checked:
+            return
+        if self.settings.tool_server:
+            try:
+                check_tool_server(self.settings.tool_server)
+            except ToolServerError as e:
+                raise pytest.UsageError(f"--callm-tool-server: {e}") from None
+        if self.model_config is not None:
+            self._api_key()
+            if self.custom_caller() is None:  # the simulated caller runs
+                self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
+            if self.line_config is not None:
+                self._key_of(self.line_config, "line-model", None)
+        self._access_checked = True
+
+    def retry_policy(self):
+        from pytest_callm.model.client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
+
+        return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s,
+                           deadline_s=self.settings.request_deadline_s)
+
+    def _api_key(self) -> str | None:
+        return self._key_of(self.model_config, "model", "api-key-env")
+
+    def _key_of(self, config: ModelConfig, option: str, key_option: str | None) -> str | None:
+        from pytest_callm.model.client import api_key_for
+
+        try:
+            return api_key_for(config, os.environ)
+        except KeyError as e:
+            how = f", or name another variable with --callm-{key_option}" if key_option else ""
+            raise pytest.UsageError(
+                f"--callm-{option}={config.name} reads its API key from ${e.args[0]}, which is not set. "
+                f"Set it{how} (`none` for a server without keys).") from None
+
+    # --- the model's process and the runtime ---------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # On the controller, before xdist starts its workers: one served model for the whole run.
+        if hasattr(self.config, "workerinput") or self.lists_only():
+            return
+        if self.settings.model:  # keys and tool server first: a usage error here costs no worker
+            self.check_access()
+        if not self.settings.serve:
+            return
+        if self.model_config is None or self.model_config.serve is None:
+            where = self.model_config.source if self.model_config else "the oracle"
+            raise pytest.UsageError(f"--callm-serve: model {self.settings.model} ({where}) names no [serve] command")
+        try:
+            self.server = ModelServer(self.model_config)
+            self.model_config = self.model_config.with_overrides(base_url=self.server.start())
+        except (ServeError, ModelConfigError) as e:
+            raise pytest.UsageError(str(e)) from None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:
+        if self.server is not None:
+            node.workerinput[SERVED_URL] = self.server.base_url
+        node.workerinput[RUN_DIR] = str(self.run_dir.path)
+        if self.rescore_from is not None:
+            node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.run_dir.unlock()
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def make_runtime(self) -> Runtime:
+        hook = self.config.hook
+
+        def caller_factory(task, pack, attempt):
+            # A plugin's or conftest's caller first; None leaves the attempt to the simulated caller.
+            return hook.pytest_callm_make_caller(config=self.config, task=task, pack=pack, attempt=attempt,
+                                                 model_name=self.settings.model)
+
+        real = self.model_config is not None
+        custom_caller = self.custom_caller() is not None
+        caller_key = (self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
+                      if real and not custom_caller else None)
+        return Runtime(self.settings.model, self.packs.loaded(), self.settings.tool_server,
+                       model_config=self.model_config, api_key=self._api_key() if real else None,
+                       retry=self.retry_policy() if real else None,
+                       caller_factory=caller_factory,
+                       caller_config=self.caller_config if real else None, caller_api_key=caller_key,
+                       line=self.settings.line,
+                       line_config=self.line_config,
+                       line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
+                       latency_sample=self.settings.latency_sample if self.settings.latency else 0,
+                       keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None)
+
+    def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
+        if sample is None:
+            return
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput[LATENCY_SAMPLE] = sample
+        else:
+            self.latency_parts.append(sample)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        sample = getattr(node, "workeroutput", {}).get(LATENCY_SAMPLE)
+        if sample:
+            self.latency_parts.append(sample)
+
+    def write_report(self) -> None:
+        """The report JSON of the run: every figure of the summary, from the attempts' results.
+
+        No timestamps and a fixed order: the same trajectories and verifier give the same bytes.
+        """
+        results = sorted(self.results, key=lambda r: (r["industry"], r["task_id"], r["attempt"]))
+        groups, total = usage_by_industry(results)
+        turns = [t for r in results for t in r.get("line_turns", [])]
+        profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
+        self.run_dir.write_report({
+            "model": self.settings.model, "k": self.settings.k,
+            "summary": summarize(results, self.settings.k).to_json(),
+            "usage": {"industries": {k: g.to_json() for k, g in groups.items()}, "total": total.to_json()}
+                     if groups else None,
+            "line_rates": realized_rates(turns, profile) if turns else None,
+            "attempts": results,
+        })
+        from pytest_callm.runs.report_html import write_html_report  # Jinja2 is only needed here
+
+        write_html_report(self.run_dir.path, self.settings.industries)
+
+    def writes_report(self) -> bool:
+        """Whether this process writes the run's report at session finish (the controller, after a run)."""
+        return not hasattr(self.config, "workerinput") and bool(self.results) and self._started
+
+    def caller_name(self) -> str:
+        """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""
+        if self.model_config is None:
+            return "none"
+        custom = self.custom_caller()
+        if custom is not None:
+            return custom
+        return self.caller_config.name
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        if not hasattr(self.config, "workerinput") and self.results and self._started:
+            self.write_report()
+        # After every worker is done (xdist) or the last item ran: one request at a time, from here.
+        if (hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop
+                or exitstatus == pytest.ExitCode.INTERRUPTED):
+            return
+        from pytest_callm.model.client import OpenAIChatModel
+
+        requests = pool_samples(self.latency_parts, self.settings.latency_sample)
+        model = OpenAIChatModel(self.model_config, self._api_key(), self.retry_policy())
+
+        async def measure() -> LatencyReport:
+            try:
+                return await replay(model, requests, sum(p["seen"] for p in self.latency_parts))
+            finally:
+                await model.aclose()
+
+        self.latency_report = asyncio.run(measure())
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return  # the xdist controller checks, once
+        ids = [i.nodeid for i in session.items if isinstance(i, TaskItem)]
+        self._require_model(ids)
+        self._start_run(ids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        # Under xdist the controller never collects; it learns the ids from the first worker.
+        if self._started:
+            return
+        task_ids = [i for i in ids if ".json::" in i]
+        self._require_model(task_ids)
+        self._start_run(task_ids)
+
+    def _check_release(self) -> ReleaseCheck | None:
+        """This run against the release a conftest pins (`pytest_callm_release`), if any."""
+        pins = self.config.hook.pytest_callm_release(config=self.config)
+        if pins is None:
+            return None
+        used = {"caller": self.caller_name(), "line_profile_sha256": line_identity(self.settings.line).get("profile_sha256"),
+                "verifier_sha256": verifier_hash(), "attempts": self.settings.attempts}
+        try:
+            return check_release(pins, used)
+        except ValueError as e:
+            raise pytest.UsageError(f"pytest_callm_release: {e}") from None
+
+    def _start_run(self, ids: list[str]) -> None:
+        """Write the run's manifest (or check the one of the run being resumed) before any attempt runs."""
+        self._started = True
+        self.total, self.started_at = len(ids), time.monotonic()
+        if not ids or self.lists_only():
+            return
+        files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
+        packs = {}
+        for f in files:
+            try:
+                _, _, pack = load_task(f, self.packs)
+            except (TaskError, PackError):
+                continue  # reported as that file's collection error
+            packs[pack.name] = pack
+        manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
+                                 caller_config=self.caller_config, line=self.settings.line,
+                                 attempts=self.settings.attempts, k=self.settings.k, task_files=files,
+                                 packs=packs, root=self.config.rootpath)
+        self.release_check = self._check_release()
+        if self.release_check is not None:
+            manifest["release"] = self.release_check.to_json()
+        option = "resume" if self.settings.resume else "out"
+        try:
+            self.run_dir.lock()  # one run writes to a folder at a time
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
+        if self.rescore_from is not None:
+            write_json(self.run_dir.manifest_path, {**manifest, "rescored_from": str(self.rescore_from.path),
+                                                    "comparable": self.rescore_from.manifest()["comparable"],
+                                                    "verifier_now": verifier_hash()})
+            return
+        if self.settings.resume and self._manifest_of(self.run_dir, option) is None:
+            raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
+        try:
+            self.resuming = self.run_dir.start(manifest)
+        except RunDirError as e:
+            raise pytest.UsageError(f"--callm-{option}: {e}") from None
+
+    # --- results ------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        payload = result_payload(item, call.when, call.excinfo, report.outcome)
+        if payload is not None:
+            report.callm = payload
+            # JUnit XML reads the properties off the teardown report, which copies the item's.
+            item.user_properties.extend(
+                [("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
+                 ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
+                 ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
+                + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
+                + ([("callm_error", payload["error"])] if "error" in payload else [])
+                + usage_properties(payload.get("usage")))
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = getattr(report, "callm", None)
+        if payload is None and report.failed and report.when not in ("setup", "call", "teardown"):
+            payload = self._crashed(report.nodeid)  # xdist's report of a worker that died mid-attempt
+        if payload is not None and not hasattr(self.config, "workerinput"):
+            self.results.append(payload)
+            self._progress()
+
+    def _crashed(self, nodeid: str) -> dict[str, Any] | None:
+        """The record of an attempt whose worker died: counted, never scored, never silently lost."""
+        match = re.fullmatch(r"(.+?)::(.+)\[attempt-(\d+)\]", nodeid)
+        if match is None or not is_task_file(Path(match[1]).name):
+            return None
+        where = {"industry": "?", "category": "?", "difficulty": "?"}
+        try:
+            _, task, _ = load_task(self.config.rootpath / match[1], self.packs)
+            where = {"industry": task.industry, "category": task.category_slug, "difficulty": task.difficulty}
+        except (TaskError, PackError):
+            pass
+        return {"task_id": match[2], **where, "attempt": int(match[3]), "passed": None, "gates": {},
+                "error_kind": "worker crashed", "error": f"the worker process died while running {nodeid}"}
+
+    def _progress(self) -> None:
+        """A line at every tenth of a long run: done/total, passes so far, elapsed, time left."""
+        done, total = len(self.results), self.total
+        if total < PROGRESS_MIN_ATTEMPTS or done * 10 // total == (done - 1) * 10 // total:
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        elapsed = time.monotonic() - self.started_at
+        passed = sum(1 for r in self.results if r.get("passed"))
+        left = elapsed / done * (total - done)
+
+        def clock(seconds: float) -> str:
+            return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+        writer = getattr(reporter, "_tw", None)  # start on a fresh line, after pytest's own dots
+        if writer is not None and writer.width_of_current_line:
+            reporter.write("\n")
+        reporter.write_line(f"callm: {done}/{total} attempts ({100 * done // total}%), {passed} passed, "
+                            f"{clock(elapsed)} elapsed, about {clock(left)} left")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Under xdist the controller hears of a worker's collection error here, once per error.
+        if report.failed and is_task_file(Path(report.nodeid.split("::")[0]).name) \
+                and report.nodeid not in self.not_collected:
+            self.not_collected.append(report.nodeid)
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
+        if hasattr(config, "workerinput"):
+            return
+        if self.not_collected:  # their tasks are in no figure: say so where the figures are
+            terminalreporter.write_line(f"callm: {len(self.not_collected)} task file(s) could not be collected and "
+                                        "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
+        if not self.results:
+            return
+        summary = summarize(self.results, self.settings.k)
+        terminalreporter.section("callm")
+        width = shutil.get_terminal_size().columns
+        terminalreporter.write(render(summary, self.settings.model or "?", width=width, color=terminalreporter.hasmarkup))
+        groups, total = usage_by_industry(self.results)
+        if groups:
+            terminalreporter.write(render_usage(groups, total, self.settings.model, width=width,
+                                                color=terminalreporter.hasmarkup))
+        turns = [t for r in self.results for t in r.get("line_turns", [])]
+        if turns:
+            profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
+            terminalreporter.write(format_rates(realized_rates(turns, profile)) + "\n")
+        if self.latency_report is not None:
+            terminalreporter.write(self.latency_report.describe())
+        if self.same_model_warning:
+            terminalreporter.write_line(f"WARNING: {self.same_model_warning}", red=True, bold=True)
+        if self.release_check is not None:
+            terminalreporter.write_line(self.release_check.describe(), green=self.release_check.comparable,
+                                        yellow=not self.release_check.comparable)
+        if self._started:
+            what = "rescored into" if self.rescore_from else "resumed in" if self.resuming else "saved in"
+            terminalreporter.write_line(f"callm: run {what} {self.run_dir.path}")
+            page = report_page_line(self.run_dir.path, terminalreporter.hasmarkup)
+            if page:
+                terminalreporter.write_line(page)
+
+
+USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
+                    "reasoning_tokens", "cost_usd", "spoken_words", "est_duration_s", "reruns")
+
+
+def usage_properties(usage: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """JUnit properties of one attempt's timing, tokens and cost (none for the oracle)."""
+    if not usage:
+        return []
+    return [(f"callm_{key}", usage[key]) for key in USAGE_PROPERTIES if usage.get(key) is not None]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in ("industry(name=...): the industry pack of a CALLM task",
+                 "category(slug=..., name=...): the task category, e.g. slug='C4' or slug='R'",
+                 "difficulty(level=...): easy, medium or hard",
+                 "easy: an easy CALLM task", "medium: a medium CALLM task", "hard: a hard CALLM task",
+                 PYTHON_TASK_MARKER):
+        config.addinivalue_line("markers", line)
+    state = CallmState(config)
+    config.pluginmanager.register(state, STATE_PLUGIN)
+    config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
+    config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")

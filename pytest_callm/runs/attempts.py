@@ -1,0 +1,111 @@
+"""One attempt of a task, played, resumed or rescored, and saved to the run directory.
+
+- Played: the runtime (started on first need: a run that only resumes or rescores never starts a
+  tool server or a model client) runs the call; the trajectory, verdict and usage are saved at once.
+- Resumed: the run directory already holds a complete trajectory of this attempt; it is scored again
+  with today's verifier and not played.
+- Rescored: `--callm-rescore=DIR` scores the trajectory saved in DIR; an attempt DIR lacks is an
+  error, never a silent skip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_callm.task.pack import Pack
+from pytest_callm.runs.rundir import RunDir
+from pytest_callm.runs.runtime import Participants, Runtime
+from pytest_callm.task.task_file import Task
+from pytest_callm.call.trajectory import Trajectory
+from pytest_callm.scoring.verdict import score
+from pytest_callm.scoring.verify import Verdict
+
+
+class MissingTrajectory(Exception):
+    """Rescoring needs a saved trajectory for every selected attempt."""
+
+
+@dataclass
+class Played:
+    trajectory: Trajectory
+    verdict: Verdict
+    usage: dict[str, Any] | None
+    source: str  # "played", "resumed" or "rescored"
+
+    # What a test asserts on, straight from the trajectory.
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
+    @property
+    def tool_calls(self):
+        return self.trajectory.tool_calls
+
+    @property
+    def handoffs(self) -> list[str]:
+        return self.trajectory.handoff_path()
+
+    @property
+    def final_state(self) -> dict[str, list[dict[str, Any]]]:
+        return self.trajectory.final_state
+
+    def explain(self) -> str:
+        return self.verdict.explain()
+
+
+class AttemptRunner:
+    def __init__(self, make_runtime: Callable[[], Runtime], run_dir: RunDir | None, rescore_from: RunDir | None):
+        self._make_runtime = make_runtime
+        self.runtime: Runtime | None = None
+        self.run_dir = run_dir
+        self.rescore_from = rescore_from
+
+    def started(self) -> Runtime:
+        """The runtime, started on first need (event loop, tool server, model clients)."""
+        if self.runtime is None:
+            self.runtime = self._make_runtime()
+        return self.runtime
+
+    def will_play(self, task: Task, attempt: int) -> bool:
+        """Whether this attempt is played (not rescored, and not saved already in the run directory)."""
+        if self.rescore_from is not None:
+            return False
+        return self.run_dir is None or self.run_dir.load_attempt(task.industry, task.task_id, attempt) is None
+
+    def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
+             call_id: str | None = None, *, rerun: bool = True) -> Played:
+        """Play, resume or rescore one attempt; `who`, `call_id` and `rerun` go to `Runtime.play`."""
+        key = (task.industry, task.task_id, attempt)
+        if self.rescore_from is not None:
+            saved = self.rescore_from.load_attempt(*key)
+            if saved is None:
+                raise MissingTrajectory(f"{self.rescore_from.path} holds no complete trajectory of "
+                                        f"{task.industry}/{task.task_id} attempt {attempt}")
+            return self._score(task, pack, saved, "rescored")
+        saved = self.run_dir.load_attempt(*key) if self.run_dir is not None else None
+        if saved is not None:
+            return self._score(task, pack, saved, "resumed")
+        runtime = self.started()
+        trajectory = runtime.play(task, pack, attempt, who, call_id, rerun=rerun)
+        verdict = score(task, pack, trajectory)
+        usage = runtime.usage(trajectory)
+        if self.run_dir is not None:
+            self.run_dir.save_attempt(*key, {
+                "task": {"path": str(task.path), "industry": task.industry, "task_id": task.task_id,
+                         "category": task.category_slug, "difficulty": task.difficulty, "attempt": attempt},
+                "trajectory": trajectory.to_json(), "verdict": verdict.to_json(), "usage": usage})
+        return Played(trajectory, verdict, usage, "played")
+
+    @staticmethod
+    def _score(task: Task, pack: Pack, saved: dict[str, Any], source: str) -> Played:
+        trajectory = Trajectory.from_json(saved["trajectory"])
+        return Played(trajectory, score(task, pack, trajectory), saved.get("usage"), source)
+
+    def latency_sample(self) -> dict[str, Any] | None:
+        return self.runtime.latency_sample() if self.runtime is not None else None
+
+    def close(self) -> None:
+        if self.runtime is not None:
+            self.runtime.close()

@@ -1,0 +1,241 @@
+"""Run directories: everything a run produced, saved as it happens, so nothing of it is lost.
+
+    <run>/manifest.json                                   what was run, and with what (no secrets)
+    <run>/trajectories/<industry>/<task>/attempt-<n>.json one file per finished attempt
+    <run>/report.json                                     every figure of the summary
+    <run>/.lock                                           the pid of the run writing here
+
+Files are written atomically (a temporary file, then a rename), by whichever process ran the
+attempt, as soon as it finishes: a killed run leaves only whole files behind. The manifest's
+`comparable` part (model and caller configs, line, attempts, and content hashes of the task set,
+the packs and the verifier) decides whether a later run may add to the same folder: resuming a run
+into a folder made by another setup is refused. The report holds no timestamp, so rescoring the
+same trajectories with the same verifier reproduces it byte for byte.
+
+One run writes to a folder at a time: it holds an advisory lock on `.lock` (which names its pid)
+for as long as it runs. The kernel drops the lock when its holder dies, so the lock of a killed
+run is simply taken over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import tempfile
+import uuid
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; concurrent runs into one folder are not caught there
+    fcntl = None
+from typing import Any
+
+from pytest_callm import __version__
+from pytest_callm.model import redact
+from pytest_callm.task.pack import Pack
+
+FORMAT = "callm-run/1"
+TRAJECTORY_FORMAT = "callm-trajectory/1"
+REPORT_FORMAT = "callm-report/1"
+PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
+VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "normalize.py", "scoring/metrics.py", "scoring/stats.py")  # everything that scores
+
+
+class RunDirError(Exception):
+    pass
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically: a reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(redact.value(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a run directory is for people to read
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def default_run_dir(root: Path, model: str | None) -> Path:
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", model or "run")
+    # A short random tail: two runs started in the same second never share a folder by accident.
+    return root / "callm-runs" / f"{stamp}-{safe}-{uuid.uuid4().hex[:4]}"
+
+
+def _digest(parts: list[tuple[str, bytes]]) -> str:
+    h = hashlib.sha256()
+    for name, content in sorted(parts):
+        h.update(name.encode() + b"\0" + hashlib.sha256(content).digest())
+    return h.hexdigest()
+
+
+def task_set_hash(task_files: list[Path], root: Path) -> str:
+    parts = []
+    for path in task_files:
+        try:
+            name = str(path.resolve().relative_to(root.resolve()))
+        except ValueError:
+            name = str(path.resolve())
+        parts.append((name, path.read_bytes()))
+    return _digest(parts)
+
+
+def pack_hash(pack: Pack) -> str:
+    files = [*PACK_FILES, *(str(p.relative_to(pack.root)) for p in sorted((pack.root / "prompts").glob("*")))]
+    return _digest([(f, (pack.root / f).read_bytes()) for f in files if (pack.root / f).is_file()])
+
+
+def verifier_hash() -> str:
+    here = Path(__file__).resolve().parent.parent  # the package root
+    return _digest([(m, (here / m).read_bytes()) for m in VERIFIER_MODULES])
+
+
+def line_identity(spec: str) -> dict[str, Any]:
+    """The phone line as a run used it: its spec, the hash of its profile and the seed of its draws."""
+    from pytest_callm.phone.line import SEED_TAG, is_clean
+    from pytest_callm.phone.error_profile import default_profile_path
+
+    if is_clean(spec):
+        return {"spec": "clean"}
+    path = default_profile_path() if spec.strip() == "default" else Path(spec)
+    return {"spec": spec, "profile_sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "seed": SEED_TAG}
+
+
+def public_config(config) -> dict[str, Any] | None:
+    """A model config as the manifest shows it: the key's variable name at most, never a key."""
+    if config is None:
+        return None
+    shown = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    shown["base_url"] = redact.public_url(shown.get("base_url"))
+    return shown
+
+
+def make_manifest(*, model: str, model_config, caller_config, line: str, attempts: int, k: int,
+                  task_files: list[Path], packs: dict[str, Pack], root: Path) -> dict[str, Any]:
+    comparable = {
+        "model": model,
+        "model_config": public_config(model_config),
+        "caller_config": public_config(caller_config),
+        "line": line_identity(line),
+        "attempts": attempts,
+        "hashes": {
+            "tasks": task_set_hash(task_files, root),
+            "packs": {name: pack_hash(pack) for name, pack in sorted(packs.items())},
+            "verifier": verifier_hash(),
+        },
+    }
+    from pytest_callm.scoring.stats import DEFAULT_SEED
+
+    return {"format": FORMAT, "package_version": __version__, "k": k, "bootstrap_seed": DEFAULT_SEED,
+            "created_at": dt.datetime.now().isoformat(timespec="seconds"),
+            "task_files": len(task_files), "comparable": comparable}
+
+
+def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """Where two `comparable` parts differ, as dotted paths."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        where = f"{prefix}{key}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            out.extend(differences(a, b, where + "."))
+        elif a != b:
+            out.append(where)
+    return out
+
+
+class RunDir:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The saved manifest, None when there is none. Raises RunDirError for one that is not a manifest."""
+        try:
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as e:
+            raise RunDirError(f"{self.manifest_path}: not a readable run manifest ({e}); "
+                              "use another --callm-out, or remove the folder") from None
+        if not isinstance(data, dict) or not isinstance(data.get("comparable", {}), dict):
+            raise RunDirError(f"{self.manifest_path}: not a run manifest (expected a JSON object with a "
+                              "`comparable` object); use another --callm-out, or remove the folder")
+        return data
+
+    def lock(self) -> None:
+        """Hold this folder for the run, or raise RunDirError naming the run that holds it."""
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"{self.path} is a file, not a run directory")
+        self.path.mkdir(parents=True, exist_ok=True)
+        if fcntl is None or getattr(self, "_lock", None) is not None:
+            return
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunDirError(f"{self.path} is in use by another run (pid {owner}); wait for it to finish, "
+                              "or use another --callm-out") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock = fd
+
+    def unlock(self) -> None:
+        fd, self._lock = getattr(self, "_lock", None), None
+        if fd is not None:
+            os.close(fd)  # closing drops the lock
+
+    def start(self, manifest: dict[str, Any]) -> bool:
+        """Write the manifest of a new run, or check that of a run being resumed.
+
+        Returns True when resuming. Raises RunDirError when the folder holds an incomparable run.
+        """
+        old = self.manifest()
+        if old is None:
+            write_json(self.manifest_path, manifest)
+            return False
+        changed = differences(old.get("comparable", {}), manifest["comparable"])
+        if changed:
+            raise RunDirError(
+                f"{self.path} holds a run made with other settings or inputs ({', '.join(changed)}); "
+                "a resumed run must use the same model, caller, line, attempts, tasks, packs and verifier. "
+                "Use another --callm-out for a new run.")
+        return True
+
+    def trajectory_path(self, industry: str, task_id: str, attempt: int) -> Path:
+        return self.path / "trajectories" / industry / task_id / f"attempt-{attempt}.json"
+
+    def save_attempt(self, industry: str, task_id: str, attempt: int, record: dict[str, Any]) -> None:
+        write_json(self.trajectory_path(industry, task_id, attempt),
+                   {"format": TRAJECTORY_FORMAT, "complete": True, **record})
+
+    def load_attempt(self, industry: str, task_id: str, attempt: int) -> dict[str, Any] | None:
+        """A complete saved attempt, or None (missing, torn or unfinished files count as missing)."""
+        path = self.trajectory_path(industry, task_id, attempt)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        if data.get("format") != TRAJECTORY_FORMAT or not data.get("complete"):
+            return None
+        return data
+
+    def write_report(self, report: dict[str, Any]) -> Path:
+        path = self.path / "report.json"
+        write_json(path, {"format": REPORT_FORMAT, **report})
+        return path

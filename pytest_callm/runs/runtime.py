@@ -1,0 +1,221 @@
+"""What one pytest process (an xdist worker, or the only process) needs to run calls.
+
+One asyncio loop for the whole session (HTTP clients live in it), the tool server or a client to a
+running one, and the factory that builds the model, caller and line for an attempt. It knows
+nothing of pytest, so a script or an RL environment can drive attempts the same way.
+
+The model is the oracle (`oracle`) or the streaming client of a model config. Any other model
+plays against a caller: `caller_factory(task, pack, attempt)` may supply one per attempt (the plugin
+wires it to the `pytest_callm_make_caller` hook); otherwise the simulated caller, on its own model
+config, plays the task. The caller's words reach the model through the phone line (`line`). A call that fails on the model's infrastructure (retries
+used up, a refused request) is rerun from the start once; if the rerun fails too, the attempt is an
+`InfrastructureError` and is never scored. A `ModelAccessError` (bad key, unknown model) is not
+rerun: nothing else can succeed either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_callm.call.caller import Caller
+from pytest_callm.scoring.cost import attempt_usage
+from pytest_callm.call.engine import CallLimits, run_call
+from pytest_callm.model.latency import RequestSampler
+from pytest_callm.phone.line import CleanLine, Line, make_line
+from pytest_callm.phone.rewriter import misheard_rewriter
+from pytest_callm.call.simulated_caller import SimulatedCaller
+from pytest_callm.model.protocol import Model, ModelInfrastructureError
+from pytest_callm.model.config import ORACLE, ModelConfig
+from pytest_callm.call.oracle import OracleModel, ScriptedCaller
+from pytest_callm.task.pack import Pack
+from pytest_callm.task.task_file import Task
+from pytest_callm.toolserver.client import ToolClient, ToolServerError
+from pytest_callm.call.trajectory import Trajectory
+from pytest_callm.scoring.verdict import score
+from pytest_callm.scoring.verify import Verdict
+
+if TYPE_CHECKING:  # the client imports the openai SDK, which an oracle run never needs
+    from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
+
+CallerFactory = Callable[[Task, Pack, int], Caller]
+
+
+class CallerUnavailable(Exception):
+    pass
+
+
+class InfrastructureError(Exception):
+    """The attempt could not be played for reasons outside the model's control: never scored."""
+
+
+def make_call_id(task_id: str, attempt: int) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", task_id)[:40]
+    return f"{safe}-a{attempt}-{uuid.uuid4().hex[:12]}"
+
+
+@dataclass
+class Participants:
+    model: Model
+    caller: Caller
+    line: Line
+
+
+class Runtime:
+    def __init__(self, model_name: str, packs: dict[str, Pack], tool_server_url: str | None = None,
+                 limits: CallLimits = CallLimits(), *, model_config: ModelConfig | None = None,
+                 api_key: str | None = None, retry: RetryPolicy | None = None,
+                 caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
+                 caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
+                 line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1,
+                 keep_calls: Path | None = None):
+        self.model_name = model_name
+        self.line_spec = line
+        self.limits = limits
+        self.reruns = reruns
+        self.keep_calls = keep_calls  # a folder: call databases stay there, for debugging
+        self.caller_factory = caller_factory
+        self.model_config = model_config
+        self.client: OpenAIChatModel | None = None
+        self.caller_client: OpenAIChatModel | None = None
+        self.line_client: OpenAIChatModel | None = None
+        if model_name != ORACLE:
+            if model_config is None:
+                raise ValueError(f"model {model_name!r} needs a model config")
+            from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
+
+            sampler = RequestSampler(latency_sample) if latency_sample else None
+            self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler)
+            # The caller and the line's rewriter talk through the same client, at their own configs.
+            if caller_config is not None:
+                self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy())
+            if line_config is not None:
+                self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy())
+        self._runner = asyncio.Runner()
+        if tool_server_url:
+            self._server = None
+        else:
+            from pytest_callm.toolserver.server import ToolServer  # FastAPI is imported only by processes that start one
+
+            self._server = ToolServer(packs, data_dir=keep_calls).start()
+        self.tool_server_url = tool_server_url or self._server.url
+        self.tools = self._runner.run(self._connect())
+
+    async def _connect(self) -> ToolClient:
+        client = ToolClient(self.tool_server_url)
+        await client.health()
+        return client
+
+    def model_for(self, task: Task, pack: Pack) -> Model:
+        """The model under test for one call: the oracle replays this task's key, else the shared client."""
+        if self.client is None:
+            return OracleModel(task, pack, self.limits.max_requests_per_turn)
+        return self.client
+
+    def caller_for(self, task: Task, pack: Pack, attempt: int, model: Model) -> Caller:
+        """A fresh caller for one call (callers keep the conversation, so never reuse one)."""
+        if self.client is None:
+            return ScriptedCaller(model)
+        caller = self.caller_factory(task, pack, attempt) if self.caller_factory else None
+        if caller is None:
+            if self.caller_client is None:
+                raise CallerUnavailable(f"--callm-model={self.model_name}: no caller model configured")
+            caller = SimulatedCaller(task, pack.company, self.caller_client)
+        return caller
+
+    def line_for(self, task: Task, attempt: int) -> Line:
+        """The phone line of one attempt; its draws depend only on task, attempt and turn."""
+        if self.client is None:
+            return CleanLine()  # the oracle replays a key: nothing to mishear
+        rewriter = misheard_rewriter(self.line_client) if self.line_client is not None else None
+        return make_line(self.line_spec, task.task_id, attempt, task.customer_name, rewriter=rewriter)
+
+    def participants(self, task: Task, pack: Pack, attempt: int) -> Participants:
+        model = self.model_for(task, pack)
+        return Participants(model, self.caller_for(task, pack, attempt, model), self.line_for(task, attempt))
+
+    def replay_answer_key(self, task: Task, pack: Pack) -> Trajectory:
+        """The task's answer key played by the oracle on a fresh seed, whatever model this runtime
+        tests: the expected state of a task that does not write one down."""
+        model = OracleModel(task, pack, self.limits.max_requests_per_turn)
+        return self.play(task, pack, 1, Participants(model, ScriptedCaller(model), CleanLine()), rerun=False)
+
+    def run(self, coro):
+        """Run a coroutine in this process's event loop (where the HTTP clients live)."""
+        return self._runner.run(coro)
+
+    def start_call(self, pack: Pack, call_id: str) -> None:
+        self._runner.run(self.tools.start_call(pack.name, call_id))
+
+    def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
+        trajectory = self.play(task, pack, attempt)
+        return trajectory, score(task, pack, trajectory)
+
+    def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
+             call_id: str | None = None, *, rerun: bool = True) -> Trajectory:
+        """Play one call. `who` and `call_id` (the pytest fixtures' values) play the first run, and the
+        owner of `call_id` removes its database. A rerun after an infrastructure failure needs a fresh
+        model and caller: it builds the default ones (keeping `who.line`, which holds no state), and
+        with `rerun=False` (a model or caller of the user's own) the call is not rerun."""
+        failures: list[str] = []
+        for run in range(self.reruns + 1 if rerun else 1):
+            first = run == 0
+            if not first or who is None:
+                fresh = self.participants(task, pack, attempt)
+                who = fresh if who is None else Participants(fresh.model, fresh.caller, who.line)
+            owned = not (first and call_id)
+            this_call = make_call_id(task.task_id, attempt) if owned else call_id
+            try:
+                trajectory = self._runner.run(run_call(
+                    pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
+                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits))
+            except ModelInfrastructureError as e:
+                failures.append(str(e))
+                continue
+            finally:
+                if owned:
+                    self.forget_call(pack, this_call)
+            trajectory.reruns = run
+            after = getattr(who.model, "after_call", None)
+            if after is not None:
+                after(trajectory.tool_calls)
+            return trajectory
+        raise InfrastructureError(f"the call failed {len(failures)} times on the model's side, and is not scored:\n"
+                                  + "\n".join(f"  run {i + 1}: {f}" for i, f in enumerate(failures)))
+
+    def forget_call(self, pack: Pack, call_id: str) -> None:
+        """Remove the call's database once its final state is in the trajectory (unless kept)."""
+        if self.keep_calls is not None:
+            return
+        try:
+            self._runner.run(self.tools.remove_call(pack.name, call_id))
+        except ToolServerError:
+            pass  # never started (the call failed before its first request), or the server is gone
+
+    def usage(self, trajectory: Trajectory) -> dict[str, Any] | None:
+        """Timing, tokens, cost and estimated duration of a call (None for the oracle: nothing to count)."""
+        if self.client is None:
+            return None
+        return attempt_usage(trajectory, self.model_config.prices)
+
+    def latency_sample(self) -> dict[str, Any] | None:
+        """The requests kept for `--callm-latency`, JSON-safe (None when not sampling)."""
+        if self.client is None or self.client.sampler is None:
+            return None
+        return self.client.sampler.to_json()
+
+    def close(self) -> None:
+        try:
+            self._runner.run(self.tools.aclose())
+            for client in (self.client, self.caller_client, self.line_client):
+                if client is not None:
+                    self._runner.run(client.aclose())
+        finally:
+            self._runner.close()
+            if self._server is not None:
+                self._server.stop()

@@ -1,0 +1,246 @@
+"""The deterministic verifier (DESIGN §7): three gates over one trajectory, no model call.
+
+1. tools    every expected call matches a distinct executed call of the same name, with equal
+            constrained arguments (each normalized as the kind of value the pack declares) and the
+            expected result status. Extra calls are allowed (the paper's rule), except of a tool the
+            pack declares required-or-forbidden that the task forbids.
+2. handoff  the expected agents appear, in order, as a subsequence of the actual handoffs.
+3. database the compared tables at hang-up equal the expected state (excluded columns dropped,
+            rows as multisets).
+
+A call passes only when all three pass. Every rule about which parameter is free text, which kind of
+value it holds and which tables and columns count comes from the pack, never from here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pytest_callm.normalize import ValueKinds
+from pytest_callm.task.pack import Pack
+from pytest_callm.task.task_file import ExpectedCall, Task
+from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
+
+GATES = ("tools", "handoff", "database")
+
+
+@dataclass
+class GateResult:
+    gate: str
+    passed: bool
+    problems: list[str] = field(default_factory=list)  # plain-text lines for people
+    details: dict[str, Any] = field(default_factory=dict)  # structured, for reports
+
+
+@dataclass
+class Verdict:
+    tools: GateResult
+    handoff: GateResult
+    database: GateResult
+
+    @property
+    def passed(self) -> bool:
+        return self.tools.passed and self.handoff.passed and self.database.passed
+
+    @property
+    def gates(self) -> dict[str, bool]:
+        return {g.gate: g.passed for g in (self.tools, self.handoff, self.database)}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, **{g: asdict(getattr(self, g)) for g in GATES}}
+
+    def explain(self) -> str:
+        marks = ", ".join(f"{g} {'pass' if ok else 'FAIL'}" for g, ok in self.gates.items())
+        lines = [f"gates: {marks}"]
+        for g in GATES:
+            result: GateResult = getattr(self, g)
+            if not result.passed:
+                lines.append(f"[{g}]")
+                lines.extend(f"  {p}" for p in result.problems)
+        return "\n".join(lines)
+
+
+def verify(task: Task, pack: Pack, traj: Trajectory) -> Verdict:
+    return Verdict(check_tools(task, pack, traj), check_handoff(task, traj), check_database(task, pack, traj))
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+def _fmt_args(args: Any) -> str:
+    if not isinstance(args, dict):
+        return repr(args)
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
+
+
+def _arg_mismatches(exp: ExpectedCall, actual: ToolCallRecord, pack: Pack) -> list[str]:
+    """Why `actual` does not satisfy `exp`, one line per difference; empty when it does."""
+    spec = pack.tools[exp.name]
+    args = actual.arguments if isinstance(actual.arguments, dict) else {}
+    out = []
+    for param, expected in exp.parameters.items():
+        if param in spec.free_text:
+            continue
+        kind = spec.kinds.get(param)
+        accepted = [expected, *exp.alternatives.get(param, [])]
+        if param not in args:
+            out.append(f"{param}: expected {expected!r}, argument missing")
+        elif not any(pack.values.same(kind, a, args[param]) for a in accepted):
+            alt = f" (or {', '.join(map(repr, accepted[1:]))})" if len(accepted) > 1 else ""
+            out.append(f"{param}: expected {expected!r}{alt}, got {args[param]!r}")
+    if exp.status is not None and actual.status != exp.status:
+        out.append(f"result status: expected {exp.status!r}, got {actual.status!r}")
+    return out
+
+
+def _match(expected: list[ExpectedCall], actual: list[ToolCallRecord], pack: Pack) -> list[int | None]:
+    """Assign each expected call a distinct actual call (bipartite matching, augmenting paths)."""
+    fits = [[j for j, a in enumerate(actual) if a.name == e.name and not _arg_mismatches(e, a, pack)]
+            for e in expected]
+    owner: dict[int, int] = {}  # actual index -> expected index
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j in fits[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or place(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(expected)):
+        place(i, set())
+    assignment: list[int | None] = [None] * len(expected)
+    for j, i in owner.items():
+        assignment[i] = j
+    return assignment
+
+
+def check_tools(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
+    executed = [c for c in traj.tool_calls if not c.refused]
+    assignment = _match(task.exp_tool_calls, executed, pack)
+    used = {j for j in assignment if j is not None}
+    problems: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for exp, j in zip(task.exp_tool_calls, assignment):
+        entry = {"expected": exp.name, "parameters": exp.parameters, "status": exp.status,
+                 "matched": None if j is None else executed[j].index, "differences": []}
+        calls.append(entry)
+        if j is not None:
+            continue
+        same_name = [a for a in executed if a.name == exp.name]
+        if not same_name:
+            refused = [c for c in traj.tool_calls if c.refused and c.name == exp.name]
+            why = f" (tried by {refused[0].agent}, which does not own it)" if refused else ""
+            problems.append(f"missing call: {exp.describe()}{why}")
+            continue
+        # Explain against the closest unused call of that name.
+        position = {id(a): j for j, a in enumerate(executed)}
+        candidates = [a for a in same_name if position[id(a)] not in used] or same_name
+        closest = min(candidates, key=lambda a: len(_arg_mismatches(exp, a, pack)))
+        diffs = _arg_mismatches(exp, closest, pack)
+        entry["differences"] = diffs
+        entry["closest"] = closest.index
+        problems.append(f"mismatched call: {exp.describe()}")
+        problems.append(f"  actual #{closest.index}: {closest.name}({_fmt_args(closest.arguments)}) -> {closest.status}")
+        problems.extend(f"    {d}" for d in diffs)
+    # The paper's one exception to "extra calls are allowed": a tool the pack declares
+    # required-or-forbidden (healthcare's text messages) does only what the task requires. Trying a
+    # forbidden one fails even when the tool refuses; beside a required one, a failed try is fine
+    # (a retry after a bad number), a second successful call is not.
+    unrequested = [c for j, c in enumerate(executed)
+                   if c.name in pack.required_or_forbidden and j not in used
+                   and (c.name in task.forbidden_tools or c.status == "ok")]
+    for c in unrequested:
+        what = "forbidden call" if c.name in task.forbidden_tools else "unrequested call"
+        problems.append(f"{what}: #{c.index} {c.name}({_fmt_args(c.arguments)}) -> {c.status} "
+                        f"({c.name} is required or forbidden by every task of the {pack.name} pack)")
+    return GateResult("tools", not problems, problems,
+                      {"calls": calls, "forbidden": [c.index for c in unrequested]})
+
+
+# --- handoff -----------------------------------------------------------------------------------
+
+def check_handoff(task: Task, traj: Trajectory) -> GateResult:
+    expected, actual = task.exp_handoff_path, traj.handoff_path()
+    position = 0
+    for agent in actual:
+        if position < len(expected) and agent == expected[position]:
+            position += 1
+    passed = position == len(expected)
+    details = {"expected": expected, "actual": actual}
+    if passed:
+        return GateResult("handoff", True, [], details)
+    return GateResult("handoff", False, [
+        f"expected path: {' -> '.join(expected) or '(no handoff)'}",
+        f"actual path:   {' -> '.join(actual) or '(no handoff)'}",
+        f"first expected handoff not found in order: {expected[position]}",
+    ], details)
+
+
+# --- database ----------------------------------------------------------------------------------
+
+def visible_row(row: dict[str, Any], excluded) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in excluded}
+
+
+def _row_key(row: dict[str, Any], values: ValueKinds, kinds: dict[str, str]) -> tuple:
+    return tuple(sorted((k, values.key(kinds.get(k), v)) for k, v in row.items()))
+
+
+def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
+    problems: list[str] = []
+    tables: dict[str, Any] = {}
+    expected_state = task.exp_db_state or {}
+    for name, table in pack.compared_tables.items():
+        exp_rows = [visible_row(r, table.exclude_columns) for r in expected_state.get(name, [])]
+        act_rows = [visible_row(r, table.exclude_columns) for r in traj.final_state.get(name, [])]
+        if exp_rows == act_rows:  # the common case: same rows, same order, no normalizing needed
+            continue
+        def row_key(row: dict[str, Any]) -> tuple:
+            return _row_key(row, pack.values, table.kinds)
+
+        def cell(column: str, value: Any) -> Any:
+            return pack.values.key(table.kinds.get(column), value)
+
+        exp_count, act_count = Counter(map(row_key, exp_rows)), Counter(map(row_key, act_rows))
+        missing_keys, extra_keys = exp_count - act_count, act_count - exp_count
+        if not missing_keys and not extra_keys:
+            continue
+        missing = _take(exp_rows, missing_keys, row_key)
+        extra = _take(act_rows, extra_keys, row_key)
+        changed = []
+        if table.key:
+            by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key in r}
+            for row in list(missing):
+                other = by_key.pop(cell(table.key, row.get(table.key)), None) if table.key in row else None
+                if other is None:
+                    continue
+                missing.remove(row)
+                extra.remove(other)
+                cols = {c: [row.get(c), other.get(c)] for c in sorted(set(row) | set(other))
+                        if cell(c, row.get(c)) != cell(c, other.get(c))}
+                changed.append({"key": {table.key: row[table.key]}, "columns": cols})
+        tables[name] = {"missing": missing, "extra": extra, "changed": changed}
+        for row in missing:
+            problems.append(f"{name}: missing row {row}")
+        for row in extra:
+            problems.append(f"{name}: extra row {row}")
+        for ch in changed:
+            cols = "; ".join(f"{c}: expected {e!r}, got {a!r}" for c, (e, a) in ch["columns"].items())
+            (k, v), = ch["key"].items()
+            problems.append(f"{name}: row {k}={v!r} differs: {cols}")
+    return GateResult("database", not problems, problems, {"tables": tables})
+
+
+def _take(rows: list[dict[str, Any]], wanted: Counter, row_key) -> list[dict[str, Any]]:
+    wanted = Counter(wanted)
+    out = []
+    for r in rows:
+        k = row_key(r)
+        if wanted[k] > 0:
+            wanted[k] -= 1
+            out.append(r)
+    return out

@@ -1,0 +1,439 @@
+"""Industry packs: loading a pack folder and checking it against the pack contract (DESIGN §3).
+
+A pack folder holds `agent_blueprint.json`, `tools.json`, `pack.json`, `prompts/<agent>.md`,
+`db/schema.sql`, `db/seed.sql` and `tools.py`. Everything the engine, the tool server and the
+verifier know about an industry comes from here; `load_pack` either returns a fully checked `Pack`
+or raises `PackError` listing every problem it found, so a broken pack is one readable error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.util
+import json
+import re
+import sqlite3
+import sys
+import tomllib
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from pytest_callm.normalize import KINDS, ValueKinds
+from pytest_callm.toolkit import ToolRegistry
+
+BLUEPRINT = "agent_blueprint.json"
+HANDOFF_PREFIX = "transfer_to_"
+END_CALL = "end_call"
+
+
+class PackError(Exception):
+    """A pack that breaks the contract. The message lists every problem, one per line."""
+
+    def __init__(self, pack_dir: Path, problems: list[str]):
+        self.pack_dir = pack_dir
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"industry pack {pack_dir} is broken:\n{lines}")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool of `tools.json`: its OpenAI schema plus how the verifier compares its arguments."""
+
+    name: str
+    kind: str  # "industry" (tool server), "handoff" (switch agent) or "session" (end_call)
+    schema: dict[str, Any]  # the OpenAI function tool, exactly as sent to the model
+    free_text: frozenset[str]  # parameters never compared
+    kinds: dict[str, str]  # parameter -> kind of value (normalize.KINDS or an alias table of pack.json)
+    handoff_target: str | None = None
+    ends_call: bool = False
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.schema["function"].get("parameters") or {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    prompt: str
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ComparedTable:
+    name: str
+    exclude_columns: frozenset[str]
+    key: str | None  # column used to pair rows when reporting a changed row
+    kinds: dict[str, str] = field(default_factory=dict)  # column -> kind of value
+
+
+@dataclass
+class Pack:
+    name: str
+    root: Path
+    company: str
+    persona: str
+    greeting: str
+    entry_agent: str
+    agents: dict[str, Agent]
+    tools: dict[str, ToolSpec]
+    compared_tables: dict[str, ComparedTable]
+    values: ValueKinds  # the kinds of value and alias tables, shared by the verifier and tools.py
+    now: dt.datetime
+    schema_sql: str
+    seed_sql: str
+    registry: ToolRegistry
+    suite: dict[str, Any] | None = None  # the locked suite's composition, for the linter
+    # Tools every task must require or forbid, never leave optional (healthcare's text messages).
+    required_or_forbidden: frozenset[str] = frozenset()
+    validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
+
+    def owner_agents(self, tool: str) -> list[str]:
+        return [a.name for a in self.agents.values() if tool in a.tools]
+
+    def handoff_tool(self, agent: str) -> str:
+        return HANDOFF_PREFIX + agent
+
+    def agent_of_path_entry(self, entry: str) -> str | None:
+        """Expected paths may name agents (`intake`) or their handoff tools (`transfer_to_intake`)."""
+        if entry in self.agents:
+            return entry
+        spec = self.tools.get(entry)
+        return spec.handoff_target if spec and spec.kind == "handoff" else None
+
+    def tool_schemas(self, agent: str) -> list[dict[str, Any]]:
+        return [self.tools[t].schema for t in self.agents[agent].tools]
+
+    def validation_errors(self, tool: str, arguments: Any) -> list[str]:
+        """Schema problems of `arguments` for `tool`, each as `path: message`."""
+        if not isinstance(arguments, dict):
+            return [f"(arguments): expected a JSON object, got {type(arguments).__name__}"]
+        validator = self.validators[tool]
+        known = self.tools[tool].parameters.get("properties", {})
+        out = [f"{k}: unexpected argument" for k in arguments if k not in known]
+        for err in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
+            where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
+            out.append(f"{where}: {err.message}")
+        return out
+
+
+# --- prompt placeholders -----------------------------------------------------------------------
+
+def _spoken_date(day: dt.date) -> str:
+    return f"{day:%A}, {day:%B} {day.day}, {day.year}"
+
+
+def _clock(now: dt.datetime) -> str:
+    hour = now.hour % 12 or 12
+    return f"{hour}:{now.minute:02d} {'AM' if now.hour < 12 else 'PM'}"
+
+
+def _calendar(today: dt.date) -> str:
+    """Mondays from four weeks back to two weeks ahead: enough to name any nearby weekday."""
+    monday = today - dt.timedelta(days=today.weekday())
+    parts = []
+    for week in range(-4, 3):
+        day = monday + dt.timedelta(weeks=week)
+        label = f"{day:%B} {day.day}" + (" (this week)" if week == 0 else "")
+        parts.append(label)
+    return "Mondays: " + ", ".join(parts) + "."
+
+
+PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+def render_prompt(text: str, now: dt.datetime) -> tuple[str, list[str]]:
+    """Fill `{{today}}`, `{{time}}` and `{{calendar}}` from the pack clock (its one source of truth).
+
+    Returns the text and the names of unknown placeholders.
+    """
+    values = {"today": _spoken_date(now.date()), "time": _clock(now), "calendar": _calendar(now.date())}
+    unknown = [m.group(1) for m in PLACEHOLDER.finditer(text) if m.group(1) not in values]
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text), unknown
+
+
+# --- discovery ---------------------------------------------------------------------------------
+
+def discover_packs(dirs: Iterable[Path]) -> dict[str, Path]:
+    """Pack name -> folder, for every folder under `dirs` holding an agent blueprint.
+
+    A folder passed directly that is itself a pack counts too. The first folder to define a name
+    wins, so a project's `industries/` shadows nothing silently: a duplicate name is an error.
+    """
+    found: dict[str, Path] = {}
+    for d in dirs:
+        d = Path(d)
+        candidates = [d] if (d / BLUEPRINT).is_file() else sorted(p for p in d.glob("*") if (p / BLUEPRINT).is_file())
+        for pack_dir in candidates:
+            name = pack_dir.name
+            if name in found and found[name].resolve() != pack_dir.resolve():
+                raise PackError(pack_dir, [f"two packs are named {name!r}: {found[name]} and {pack_dir}"])
+            found[name] = pack_dir
+    return found
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _shape_schemas() -> dict[str, jsonschema.protocols.Validator]:
+    raw = json.loads(resources.files("pytest_callm.task").joinpath("schemas/pack.schema.json").read_text())
+    return {name: jsonschema.Draft202012Validator({**raw, "$ref": f"#/$defs/{name}"}) for name in raw["$defs"]}
+
+
+def _read_json(path: Path, problems: list[str], shape: str) -> Any:
+    """Parse one pack file and check its shape; problems are named by file and JSON path."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        problems.append(f"{path.name} is missing")
+        return None
+    except json.JSONDecodeError as e:
+        problems.append(f"{path.name} is not valid JSON: {e}")
+        return None
+    for err in sorted(_shape_schemas()[shape].iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        problems.append(f"{path.name}: {where}: {err.message}")
+    return data
+
+
+def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistry:
+    path = pack_dir / "tools.py"
+    if not path.is_file():
+        problems.append("tools.py is missing")
+        return ToolRegistry()
+    module_name = f"callm_pack_{name}_{hashlib.sha1(str(pack_dir.resolve()).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # a pack bug: report it as a pack problem, not a deep traceback
+        problems.append(f"tools.py failed to import: {type(e).__name__}: {e}")
+        return ToolRegistry()
+    registry = getattr(module, "tools", None)
+    if not isinstance(registry, ToolRegistry):
+        problems.append("tools.py must define `tools = ToolRegistry()` (from pytest_callm.toolkit)")
+        return ToolRegistry()
+    return registry
+
+
+def _tool_entries(raw: list[dict], problems: list[str]) -> dict[str, tuple[dict, dict]]:
+    """name -> (OpenAI schema, scoring metadata)."""
+    out: dict[str, tuple[dict, dict]] = {}
+    for entry in raw:
+        fn = entry["function"]
+        name = fn["name"]
+        if name in out:
+            problems.append(f"tools.json declares {name!r} twice")
+        params = fn.get("parameters", {"type": "object", "properties": {}})
+        try:
+            jsonschema.Draft202012Validator.check_schema(params)
+        except jsonschema.SchemaError as e:
+            problems.append(f"tools.json: parameters of {name!r} are not valid JSON Schema: {e.message}")
+        out[name] = ({"type": "function", "function": dict(fn)}, entry.get("scoring") or {})
+    return out
+
+
+def _parse_clock(raw: Any, problems: list[str]) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(str(raw))
+    except ValueError:
+        problems.append(f"pack.json: clock {raw!r} is not an ISO date-time such as 2026-05-12T09:00:00")
+        return dt.datetime(2026, 1, 1)
+
+
+def load_pack(pack_dir: Path) -> Pack:
+    pack_dir = Path(pack_dir)
+    name = pack_dir.name
+    problems: list[str] = []
+
+    blueprint = _read_json(pack_dir / BLUEPRINT, problems, "blueprint")
+    meta = _read_json(pack_dir / "pack.json", problems, "pack")
+    raw_tools = _read_json(pack_dir / "tools.json", problems, "tools")
+    if problems:  # the checks below assume the files have the right shapes
+        raise PackError(pack_dir, problems)
+    tool_entries = _tool_entries(raw_tools, problems)
+    registry = _import_tools(pack_dir, name, problems)
+    raw_agents = blueprint["agents"]
+
+    agents: dict[str, Agent] = {}
+    for agent_name, spec in raw_agents.items():
+        prompt_rel = spec.get("prompt", f"prompts/{agent_name}.md")
+        prompt_path = pack_dir / prompt_rel
+        prompt = prompt_path.read_text(encoding="utf-8") if prompt_path.is_file() else ""
+        if not prompt.strip():
+            problems.append(f"agent {agent_name!r}: prompt {prompt_rel} is missing or empty")
+        agents[agent_name] = Agent(agent_name, prompt, tuple(spec.get("tools", [])))
+    entry = blueprint.get("entry_agent")
+    if entry is not None and entry not in agents:
+        problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
+
+    values = ValueKinds(meta.get("aliases", {}))
+    ends_call = set(meta.get("ends_call") or [])
+
+    tools: dict[str, ToolSpec] = {}
+    for tool_name, (schema, scoring) in tool_entries.items():
+        target = tool_name[len(HANDOFF_PREFIX):] if tool_name.startswith(HANDOFF_PREFIX) else None
+        if target in agents and registry.get(tool_name) is None:
+            kind = "handoff"
+        elif tool_name == END_CALL:
+            kind = "session"
+        else:
+            kind, target = "industry", None
+            if registry.get(tool_name) is None:
+                what = f"handoff target {tool_name[len(HANDOFF_PREFIX):]!r} is not an agent and the tool" \
+                    if tool_name.startswith(HANDOFF_PREFIX) else "it"
+                problems.append(f"tool {tool_name!r} is declared in tools.json but {what} is not implemented in tools.py")
+        props = (schema["function"].get("parameters") or {}).get("properties") or {}
+        free_text = frozenset(scoring.get("free_text", []))
+        kinds = dict(scoring.get("kinds", {}))
+        for p in [*free_text, *kinds]:
+            if p not in props:
+                problems.append(f"tools.json: scoring of {tool_name!r} names parameter {p!r}, which the tool does not have")
+        for p, value_kind in kinds.items():
+            if not values.known(value_kind):
+                problems.append(f"tools.json: {tool_name}.{p} has kind {value_kind!r}, neither a kind of value "
+                                f"({', '.join(KINDS)}) nor an alias table of pack.json")
+        tools[tool_name] = ToolSpec(tool_name, kind, schema, free_text, kinds, target if kind == "handoff" else None,
+                                    tool_name in ends_call or kind == "session")
+    for t in sorted(ends_call - set(tools)):
+        problems.append(f"pack.json: ends_call names {t!r}, which tools.json does not declare")
+    for t in sorted(registry.names() - set(tools)):
+        problems.append(f"tools.py implements {t!r}, which tools.json does not declare")
+
+    for agent in agents.values():
+        for t in agent.tools:
+            if t not in tools:
+                hint = " (handoff target is not an agent)" if t.startswith(HANDOFF_PREFIX) else ""
+                problems.append(f"agent {agent.name!r} owns {t!r}, which tools.json does not declare{hint}")
+
+    if entry in agents:
+        seen, todo = {entry}, [entry]
+        while todo:
+            for t in agents[todo.pop()].tools:
+                target = tools[t].handoff_target if t in tools else None
+                if target and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        for unreachable in sorted(set(agents) - seen):
+            problems.append(f"agent {unreachable!r} cannot be reached from the entry agent {entry!r} by handoffs")
+
+    schema_sql = _read_text(pack_dir / "db" / "schema.sql", problems)
+    seed_sql = _read_text(pack_dir / "db" / "seed.sql", problems)
+    columns = _table_columns(schema_sql, seed_sql, problems)
+
+    compared: dict[str, ComparedTable] = {}
+    for table, spec in meta["compared_tables"].items():
+        if columns is not None and table not in columns:
+            problems.append(f"pack.json: compared table {table!r} does not exist in db/schema.sql")
+            continue
+        excluded = frozenset(spec.get("exclude_columns", []))
+        key = spec.get("key", "id" if columns and "id" in columns.get(table, ()) else None)
+        column_kinds = dict(spec.get("kinds", {}))
+        for col in sorted(excluded | ({key} if key else set()) | set(column_kinds)):
+            if columns is not None and col not in columns[table]:
+                problems.append(f"pack.json: {table}.{col} is not a column of {table}")
+        for col, value_kind in column_kinds.items():
+            if not values.known(value_kind):
+                problems.append(f"pack.json: {table}.{col} has kind {value_kind!r}, neither a kind of value "
+                                f"({', '.join(KINDS)}) nor an alias table of pack.json")
+        compared[table] = ComparedTable(table, excluded, key, column_kinds)
+
+    required_or_forbidden = frozenset(meta.get("required_or_forbidden") or [])
+    for t in sorted(required_or_forbidden - set(tools)):
+        problems.append(f"pack.json: required_or_forbidden names {t!r}, which tools.json does not declare")
+
+    now = _parse_clock(meta["clock"], problems)
+    for agent in list(agents.values()):
+        text, unknown = render_prompt(agent.prompt, now)
+        for name_ in unknown:
+            problems.append(f"agent {agent.name!r}: prompt uses unknown placeholder {{{{{name_}}}}} "
+                            "(known: today, time, calendar)")
+        agents[agent.name] = Agent(agent.name, text, agent.tools)
+
+    if problems:
+        raise PackError(pack_dir, problems)
+
+    validators = {
+        name_: jsonschema.Draft202012Validator(spec.parameters, format_checker=jsonschema.FormatChecker())
+        for name_, spec in tools.items()
+    }
+    return Pack(
+        name=name, root=pack_dir, company=blueprint["company"], persona=blueprint.get("persona", ""),
+        greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
+        compared_tables=compared, values=values, now=now, schema_sql=schema_sql,
+        seed_sql=seed_sql, registry=registry, suite=meta.get("suite"),
+        required_or_forbidden=required_or_forbidden, validators=validators,
+    )
+
+
+def _read_text(path: Path, problems: list[str]) -> str:
+    if not path.is_file():
+        problems.append(f"{path.parent.name}/{path.name} is missing")
+        return ""
+    return path.read_text(encoding="utf-8")
+
+
+def _table_columns(schema_sql: str, seed_sql: str, problems: list[str]) -> dict[str, tuple[str, ...]] | None:
+    """Build the seed in memory once: proves schema and seed apply, and lists tables and columns."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema_sql)
+    except sqlite3.Error as e:
+        problems.append(f"db/schema.sql does not apply: {e}")
+        return None
+    try:
+        db.executescript(seed_sql)
+    except sqlite3.Error as e:
+        problems.append(f"db/seed.sql does not apply on top of the schema: {e}")
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {t: tuple(r[1] for r in db.execute(f'PRAGMA table_info("{t}")')) for t in tables}
+
+
+class PackRegistry:
+    """Packs of one session: discovered once, each loaded and checked on first use."""
+
+    def __init__(self, dirs: Iterable[Path]):
+        self.dirs = [Path(d) for d in dirs]
+        self.paths = discover_packs(self.dirs)
+        self._loaded: dict[str, Pack | PackError] = {}
+
+    def names(self) -> list[str]:
+        return sorted(self.paths)
+
+    def loaded(self) -> dict[str, Pack]:
+        """The packs loaded (and checked) so far: those of the collected tasks."""
+        return {n: p for n, p in self._loaded.items() if isinstance(p, Pack)}
+
+    def get(self, name: str) -> Pack:
+        if name not in self.paths:
+            where = ", ".join(str(d) for d in self.dirs) or "(no folders)"
+            raise KeyError(f"no industry pack named {name!r} in {where}; known: {', '.join(self.names()) or 'none'}")
+        if name not in self._loaded:
+            try:
+                self._loaded[name] = load_pack(self.paths[name])
+            except PackError as e:
+                self._loaded[name] = e
+        got = self._loaded[name]
+        if isinstance(got, PackError):
+            raise got
+        return got
+
+
+def default_industries(root: Path) -> list[Path]:
+    """`industries/` plus the `callm_industries` of the project's pyproject.toml, as pytest sees them."""
+    dirs = [root / "industries"]
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        ini = tomllib.loads(pyproject.read_text()).get("tool", {}).get("pytest", {}).get("ini_options", {})
+        extra = ini.get("callm_industries", [])
+        dirs += [root / p for p in ([extra] if isinstance(extra, str) else extra)]
+    return [d for d in dirs if d.is_dir()]

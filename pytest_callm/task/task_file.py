@@ -1,0 +1,197 @@
+"""Task files: loading, schema validation and checks against the task's industry pack (DESIGN §9).
+
+Every problem is reported as `<file>: <JSON path>: <what is wrong>` so a bad task names itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from pytest_callm.task.pack import Pack, PackRegistry
+from pytest_callm.toolkit import result_status
+
+
+def is_task_file(name: str) -> bool:
+    return name == "task.json" or name.endswith(".task.json")
+
+
+class TaskError(Exception):
+    def __init__(self, path: Path, problems: list[str]):
+        self.path = path
+        self.problems = problems
+        super().__init__("\n".join(f"{path}: {p}" for p in problems))
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    name: str
+    parameters: dict[str, Any]  # constrained arguments (free-text ones are listed but never compared)
+    status: str | None  # expected result status, None when the key records none
+    alternatives: dict[str, list[Any]] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
+        return f"{self.name}({args})"
+
+
+@dataclass
+class Task:
+    path: Path
+    raw: dict[str, Any]
+    task_id: str
+    title: str
+    industry: str
+    category: str
+    category_slug: str
+    difficulty: str
+    exp_handoff_path: list[str]
+    exp_tool_calls: list[ExpectedCall]
+    forbidden_tools: list[str]
+    exp_db_state: dict[str, list[dict[str, Any]]] | None
+
+    @property
+    def customer_name(self) -> str:
+        return self.raw["customer_name"]
+
+
+@lru_cache(maxsize=1)
+def task_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(resources.files("pytest_callm.task").joinpath("schemas/task.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _json_path(parts) -> str:
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+def read_task_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise TaskError(path, [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TaskError(path, [f"cannot be read: {e}"]) from None
+    return validate_task_data(path, data)
+
+
+def validate_task_data(where: Path, data: Any) -> dict[str, Any]:
+    """The task as a task file holds it (also one written in Python), checked against the schema."""
+    errors = sorted(task_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise TaskError(where, [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors])
+    return data
+
+
+def industry_of(path: Path, data: dict[str, Any], known: list[str]) -> str | None:
+    """From `metadata.industry`, else the nearest enclosing folder named like a known pack."""
+    if data["metadata"].get("industry"):
+        return data["metadata"]["industry"]
+    for parent in Path(path).resolve().parents:
+        if parent.name in known:
+            return parent.name
+    return None
+
+
+def expected_status(call: dict[str, Any]) -> str | None:
+    if "status" in call:
+        return call["status"]
+    return result_status(call.get("output"))
+
+
+def build_task(path: Path, data: dict[str, Any], pack: Pack) -> Task:
+    """Check the task against its pack and build the typed record. Raises TaskError."""
+    problems = check_against_pack(data, pack)
+    if problems:
+        raise TaskError(path, problems)
+    task_id, title = (s.strip() for s in data["task_name"].split(":", 1))
+    meta = data["metadata"]
+    slug = meta.get("category_slug") or task_id.split("-")[0]
+    return Task(
+        path=Path(path), raw=data, task_id=task_id, title=title, industry=pack.name,
+        category=meta["category"], category_slug=slug, difficulty=meta["difficulty"],
+        exp_handoff_path=[pack.agent_of_path_entry(e) for e in data["exp_handoff_path"]],
+        exp_tool_calls=[ExpectedCall(c["name"], dict(c.get("parameters") or {}), expected_status(c),
+                                     dict(c.get("alternatives") or {})) for c in data["exp_tool_calls"]],
+        forbidden_tools=list(data.get("forbidden_tools", [])),
+        exp_db_state=data.get("exp_db_state"),
+    )
+
+
+def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
+    problems = []
+    for i, entry in enumerate(data["exp_handoff_path"]):
+        if pack.agent_of_path_entry(entry) is None:
+            problems.append(f"$.exp_handoff_path[{i}]: {entry!r} is neither an agent nor a handoff tool of pack "
+                            f"{pack.name!r} (agents: {', '.join(pack.agents)})")
+    for i, call in enumerate(data["exp_tool_calls"]):
+        spec = pack.tools.get(call["name"])
+        if spec is None:
+            problems.append(f"$.exp_tool_calls[{i}].name: unknown tool {call['name']!r} of pack {pack.name!r}")
+            continue
+        props = spec.parameters.get("properties", {})
+        for key, value in (call.get("parameters") or {}).items():
+            if key not in props:
+                problems.append(f"$.exp_tool_calls[{i}].parameters.{key}: {spec.name} has no parameter {key!r} "
+                                f"(it has: {', '.join(props) or 'none'})")
+                continue
+            for err in jsonschema.Draft202012Validator(props[key]).iter_errors(value):
+                problems.append(f"$.exp_tool_calls[{i}].parameters.{key}: {err.message}")
+        for key in call.get("alternatives") or {}:
+            if key not in props:
+                problems.append(f"$.exp_tool_calls[{i}].alternatives.{key}: {spec.name} has no parameter {key!r}")
+    forbidden = data.get("forbidden_tools", [])
+    for i, name in enumerate(forbidden):
+        if name not in pack.tools:
+            problems.append(f"$.forbidden_tools[{i}]: unknown tool {name!r} of pack {pack.name!r}")
+        elif name not in pack.required_or_forbidden:
+            declared = ", ".join(sorted(pack.required_or_forbidden)) or "none"
+            problems.append(f"$.forbidden_tools[{i}]: {name!r} may not be forbidden: extra calls are allowed, except "
+                            f"of the tools pack {pack.name!r} declares required_or_forbidden ({declared})")
+    required = {c["name"] for c in data["exp_tool_calls"]}
+    for name in sorted(pack.required_or_forbidden):
+        if name in required and name in forbidden:
+            problems.append(f"$.forbidden_tools: {name!r} is both required by exp_tool_calls and forbidden")
+        elif name not in required and name not in forbidden:
+            problems.append(f"$.forbidden_tools: pack {pack.name!r} declares {name!r} required_or_forbidden: "
+                            "require it in exp_tool_calls or list it here")
+    state = data.get("exp_db_state")
+    if state is not None:
+        for table in state:
+            if table not in pack.compared_tables:
+                problems.append(f"$.exp_db_state.{table}: not a compared table of pack {pack.name!r} "
+                                f"({', '.join(pack.compared_tables)})")
+        for table in pack.compared_tables:
+            if table not in state:
+                problems.append(f"$.exp_db_state: missing compared table {table!r} (refresh with `callm lock`)")
+    return problems
+
+
+def load_task(path: Path, packs: PackRegistry, *, unlocked: bool = False) -> tuple[dict[str, Any], Task, Pack]:
+    """Read, validate and build a task file: (raw JSON, task, pack). Raises TaskError or PackError.
+
+    `unlocked` ignores the stored exp_db_state (used when replaying a key to produce it).
+    """
+    data = read_task_json(path)
+    known = packs.names()
+    industry = industry_of(path, data, known)
+    if industry is None:
+        raise TaskError(path, [
+            "$.metadata.industry: cannot tell the industry; set metadata.industry or keep the file under "
+            f"a folder named after its pack (packs found: {', '.join(known) or 'none'}; add folders with "
+            "--callm-industries)"])
+    try:
+        pack = packs.get(industry)
+    except KeyError as e:
+        raise TaskError(path, [f"$.metadata.industry: {e.args[0]}"]) from None
+    source = {k: v for k, v in data.items() if k != "exp_db_state"} if unlocked else data
+    return data, build_task(path, source, pack), pack

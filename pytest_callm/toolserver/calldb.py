@@ -1,0 +1,113 @@
+"""Per-call SQLite files: one database per call id, created atomically from the pack's seed.
+
+Every call starts from the same seeded state and ends with a database only that call could have
+written. The seed is built once per pack into a template file; a new call copies the template to a
+private temporary name and hard-links it into place, so two processes racing on one id both end up
+opening the same, complete file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from pytest_callm.task.pack import Pack
+from pytest_callm.toolkit import SESSION_DDL
+
+CALL_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CALL_ID_HEADER = "X-Call-Id"  # every request that touches a call's state carries its id here
+
+
+def valid_call_id(call_id: str | None) -> bool:
+    return call_id is not None and CALL_ID_RE.fullmatch(call_id) is not None
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    # Call files are scratch data re-creatable from the seed; skipping fsync keeps a tool request
+    # well under a millisecond without risking anything a crashed call would need.
+    db.execute("PRAGMA synchronous = OFF")
+    return db
+
+
+class CallStore:
+    """The call databases of one pack under one folder."""
+
+    KEEP_OPEN = 64  # connections kept for the server's most recent calls
+
+    def __init__(self, pack: Pack, root: Path):
+        self.pack = pack
+        self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
+        self.root = Path(root) / pack.name
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.template = self.root / ".seed.sqlite"  # a dot: outside the call-id alphabet, never a call
+        if not self.template.exists():
+            self._build_template()
+
+    def _build_template(self) -> None:
+        tmp = self.template.with_name(f".seed-{uuid.uuid4().hex}.tmp")
+        db = sqlite3.connect(tmp)
+        try:
+            db.executescript(self.pack.schema_sql)
+            db.executescript(self.pack.seed_sql)
+            db.execute(SESSION_DDL)
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, self.template)
+
+    def path(self, call_id: str) -> Path:
+        if not valid_call_id(call_id):
+            raise ValueError(f"invalid call id {call_id!r}")
+        return self.root / f"{call_id}.sqlite"
+
+    def open(self, call_id: str) -> sqlite3.Connection:
+        path = self.path(call_id)
+        if not path.exists():
+            tmp = self.root / f".{call_id}.{uuid.uuid4().hex}.tmp"
+            shutil.copyfile(self.template, tmp)
+            try:
+                os.link(tmp, path)  # atomic and never overwrites: a racer's file wins intact
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink()
+        return connect(path)
+
+    def exists(self, call_id: str) -> bool:
+        return call_id in self._recent or self.path(call_id).exists()
+
+    def remove(self, call_id: str) -> None:
+        """Delete a finished call's database: a long run's disk use stays flat."""
+        db = self._recent.pop(call_id, None)
+        if db is not None:
+            db.close()
+        path = self.path(call_id)
+        for leftover in (path, path.with_name(path.name + "-journal")):
+            leftover.unlink(missing_ok=True)
+
+    def connection(self, call_id: str) -> sqlite3.Connection:
+        """A connection kept open for the call's next request (opening one costs more than a tool).
+
+        For one thread only: the tool server's event loop. Everything else uses `open()`.
+        """
+        db = self._recent.pop(call_id, None) or self.open(call_id)
+        self._recent[call_id] = db
+        while len(self._recent) > self.KEEP_OPEN:
+            self._recent.popitem(last=False)[1].close()
+        return db
+
+    def snapshot(self, call_id: str) -> dict[str, list[dict[str, Any]]]:
+        """The compared tables of a call, every column, rows in insertion order."""
+        return snapshot(self.connection(call_id), self.pack.compared_tables)
+
+
+def snapshot(db: sqlite3.Connection, tables) -> dict[str, list[dict[str, Any]]]:
+    return {t: [dict(r) for r in db.execute(f'SELECT * FROM "{t}" ORDER BY rowid')] for t in tables}

@@ -1,0 +1,87 @@
+"""HTTP client of the tool server, used by the engine (one per event loop).
+
+aiohttp rather than httpx here: on this path a tool request costs about 1.5 ms with aiohttp and
+3.5 ms with httpx's async client (measured against the same server), and a call makes a dozen.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+
+from pytest_callm.toolserver.calldb import CALL_ID_HEADER
+
+
+class ToolServerError(Exception):
+    """The tool server could not answer: an infrastructure error, never a model failure."""
+
+
+def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
+    """Synchronous health check, for use before any event loop exists (e.g. at collection)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/health", timeout=timeout) as response:
+            return json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        raise ToolServerError(f"the tool server at {url} is not reachable or not healthy: {e}") from None
+
+
+class ToolClient:
+    def __init__(self, base_url: str, timeout: float = 30.0):
+        self.base_url = base_url.rstrip("/")
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self._http: aiohttp.ClientSession | None = None
+
+    def _session(self) -> aiohttp.ClientSession:
+        # Created lazily so it binds to the event loop that uses it.
+        if self._http is None:
+            self._http = aiohttp.ClientSession(self.base_url, timeout=self._timeout,
+                                               connector=aiohttp.TCPConnector(limit=64))
+        return self._http
+
+    async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
+        return await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments))
+
+    async def start_call(self, pack: str, call_id: str) -> None:
+        await self._send("POST", f"/packs/{pack}/call", call_id)
+
+    async def remove_call(self, pack: str, call_id: str) -> None:
+        await self._send("DELETE", f"/packs/{pack}/call", call_id)
+
+    async def state(self, pack: str, call_id: str) -> dict[str, list[dict[str, Any]]]:
+        return await self._send("GET", f"/packs/{pack}/state", call_id)
+
+    async def health(self) -> dict[str, Any]:
+        try:
+            async with self._session().get("/health") as response:
+                response.raise_for_status()
+                return await response.json()
+        except (aiohttp.ClientError, TimeoutError) as e:
+            raise ToolServerError(f"tool server at {self.base_url} is not healthy: {e!r}") from e
+
+    async def _send(self, method: str, path: str, call_id: str, body: str | None = None) -> Any:
+        headers = {CALL_ID_HEADER: call_id}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            async with self._session().request(method, path, data=body, headers=headers) as response:
+                text = await response.text()
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError) as e:
+            raise ToolServerError(f"{method} {self.base_url}{path} failed: {e!r}") from e
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            raise ToolServerError(f"{method} {path} -> HTTP {status}, not JSON: {text[:300]}") from None
+        if status >= 500 or status in (400, 404):
+            detail = payload.get("caller_safe_message") if isinstance(payload, dict) else payload
+            raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}")
+        return payload
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.close()

@@ -1,0 +1,348 @@
+"""The tool server (DESIGN §4): one FastAPI app that serves the tools of any number of packs.
+
+Routes, per pack:
+    POST /packs/{pack}/tools/{name}   JSON arguments, call id in the X-Call-Id header
+    GET  /packs/{pack}/state          that call's compared tables
+    GET  /health                      liveness and the packs served
+
+    POST /packs/{pack}/call           create the call's database (X-Call-Id), from the seed
+    DELETE /packs/{pack}/call         remove it, once the call's final state has been read
+
+Every answer is the result envelope. Bad arguments (schema violations, nesting too deep, lone
+surrogates, too long) are an `ok: false` envelope with `error_code: invalid_arguments` (HTTP 200:
+the model is meant to read it); a body that is not JSON is a 400, a missing or malformed call id a
+400, an unknown pack, tool or call a 404. Only a bug in a pack's own code gives a 500, which the
+engine treats as an infrastructure error rather than a model failure; its traceback goes to the
+server's stderr, never into a response (it holds the server's paths).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from pytest_callm.toolserver.calldb import CALL_ID_HEADER, CallStore, valid_call_id
+from pytest_callm.model.output import NOT_JSON, NOT_UTF8, clean_text, parse_arguments
+from pytest_callm.task.pack import Pack
+from pytest_callm.toolkit import Session, ToolContext, ToolError, envelope
+
+SORRY = "Sorry, something went wrong on my side with that request."
+DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the system temp folder
+OWNER_FILE = "owner.pid"  # in each: the pid of the server that owns it (leftovers of a killed one are swept)
+_PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\s\\/'\"]+[\\/])+[^\s\\/'\"]*")
+
+
+class SafeJSONResponse(JSONResponse):
+    """Always encodable: a lone surrogate that reached a message (a tool echoing its input) becomes U+FFFD."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return super().render(json.loads(clean_text(json.dumps(content, ensure_ascii=False))))
+
+
+def _reply(status: int, body: dict[str, Any]) -> JSONResponse:
+    return SafeJSONResponse(body, status_code=status)
+
+
+def describe_crash(error: BaseException) -> str:
+    """The exception's type and message, with file paths taken out (they are the server's business)."""
+    return _PATH.sub("<path>", "".join(traceback.format_exception_only(type(error), error)).strip())
+
+
+def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any) -> dict[str, Any]:
+    """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs."""
+    problems = pack.validation_errors(name, arguments)
+    if problems:
+        return envelope(False, {"problems": problems}, "invalid_arguments", SORRY)
+    fn = pack.registry.get(name)
+    db = store.connection(call_id)
+    db.execute("BEGIN IMMEDIATE")
+    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values)
+    try:
+        data = fn(ctx, **arguments)
+    except ToolError as e:
+        db.execute("COMMIT" if e.keep_writes else "ROLLBACK")
+        return envelope(False, e.data, e.error_code, e.caller_safe_message)
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    result = envelope(True, data)
+    try:
+        json.dumps(result)  # a result that cannot be sent is a crash: nothing of it may stay written
+    except (TypeError, ValueError):
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return result
+
+
+def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
+    stores = {name: CallStore(pack, data_dir) for name, pack in packs.items()}
+    app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
+
+    def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
+        pack_name = request.path_params["pack_name"]
+        store = stores.get(pack_name)
+        if store is None:
+            return _reply(404, envelope(False, {"packs": sorted(stores)}, "unknown_pack",
+                                        f"No industry pack named {pack_name!r} is served here."))
+        call_id = request.headers.get(CALL_ID_HEADER)
+        if not valid_call_id(call_id):
+            return _reply(400, envelope(False, None, "bad_call_id",
+                                        f"{CALL_ID_HEADER} must match [A-Za-z0-9_-]{{1,64}}"))
+        return store, call_id
+
+    async def health(request: Request) -> JSONResponse:
+        return _reply(200, {"status": "ok", "packs": sorted(stores)})
+
+    async def call_tool(request: Request) -> JSONResponse:
+        located = locate(request)
+        if isinstance(located, JSONResponse):
+            return located
+        store, call_id = located
+        tool = request.path_params["tool"]
+        spec = store.pack.tools.get(tool)
+        if spec is None or spec.kind != "industry":
+            what = "is handled by the engine, not the tool server" if spec else "does not exist"
+            return _reply(404, envelope(False, None, "unknown_tool", f"Tool {tool!r} {what}."))
+        # The same rules as the engine's (model_output): nothing a client sends can crash the parse.
+        arguments, problem = parse_arguments(await request.body())
+        if problem in (NOT_JSON, NOT_UTF8):
+            return _reply(400, envelope(False, None, "bad_request", f"body: {problem}"))
+        if problem is not None:
+            return _reply(200, envelope(False, {"problems": [problem]}, "invalid_arguments", SORRY))
+        try:
+            return _reply(200, run_tool(store.pack, store, call_id, tool, arguments))
+        except Exception as e:
+            traceback.print_exc()  # for whoever runs the server; a response never carries it
+            return _reply(500, envelope(False, None, "tool_crashed",
+                                        f"{store.pack.name}.{tool} raised {describe_crash(e)}"))
+
+    def unknown_call(call_id: str) -> JSONResponse:
+        return _reply(404, envelope(False, None, "unknown_call", f"no call {call_id!r} here (never started, "
+                                                                 "or already removed)"))
+
+    async def state(request: Request) -> JSONResponse:
+        located = locate(request)
+        if isinstance(located, JSONResponse):
+            return located
+        store, call_id = located
+        if not store.exists(call_id):
+            return unknown_call(call_id)  # never a new database for a mistyped id
+        return _reply(200, store.snapshot(call_id))
+
+    async def start_call(request: Request) -> JSONResponse:
+        located = locate(request)
+        if isinstance(located, JSONResponse):
+            return located
+        store, call_id = located
+        store.connection(call_id)
+        return _reply(200, envelope(True, {"call_id": call_id}))
+
+    async def remove_call(request: Request) -> JSONResponse:
+        located = locate(request)
+        if isinstance(located, JSONResponse):
+            return located
+        store, call_id = located
+        if not store.exists(call_id):
+            return unknown_call(call_id)
+        store.remove(call_id)
+        return _reply(200, envelope(True, {"call_id": call_id}))
+
+    async def not_found(request: Request, exc) -> JSONResponse:
+        return _reply(getattr(exc, "status_code", 404), envelope(False, None, "not_found", "no such route"))
+
+    async def crashed(request: Request, exc) -> JSONResponse:
+        traceback.print_exception(exc)
+        return _reply(500, envelope(False, None, "server_error", describe_crash(exc)))
+
+    # Plain request handlers (no FastAPI parameter injection): a tool request is a few
+    # sub-millisecond SQLite statements, and the injection layer cost more than the work. They are
+    # `async def` so they run inline on the loop instead of in a thread pool; one call's requests
+    # are never interleaved.
+    app.add_route("/health", health, methods=["GET"])
+    app.add_route("/packs/{pack_name}/tools/{tool}", call_tool, methods=["POST"])
+    app.add_route("/packs/{pack_name}/state", state, methods=["GET"])
+    app.add_route("/packs/{pack_name}/call", start_call, methods=["POST"])
+    app.add_route("/packs/{pack_name}/call", remove_call, methods=["DELETE"])
+    # Even a wrong route or method answers with the envelope.
+    from starlette.exceptions import HTTPException
+
+    app.add_exception_handler(HTTPException, not_found)
+    app.add_exception_handler(Exception, crashed)
+    return app
+
+
+class ToolServer:
+    """Runs the app with uvicorn on 127.0.0.1 at an ephemeral port, in a child process.
+
+    A process rather than a thread: the engine and the server then never wait on one GIL, which
+    halves the time of a tool request. The child exits when asked to, and also as soon as its
+    parent's end of the stdin pipe closes, so a killed pytest worker leaves no server behind.
+    """
+
+    READY = "CALLM_TOOL_SERVER_URL "
+
+    def __init__(self, packs: dict[str, Pack], port: int = 0, data_dir: Path | None = None):
+        self.pack_dirs = [p.root for p in packs.values()]
+        self.port = port
+        self.data_dir = data_dir  # None: a scratch folder, removed when the server stops
+        self.url = ""
+        self._proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30.0) -> "ToolServer":
+        cmd = [sys.executable, "-m", "pytest_callm.toolserver.server", "--port", str(self.port)]
+        if self.data_dir is not None:
+            cmd += ["--data-dir", str(Path(self.data_dir).resolve())]
+        for d in self.pack_dirs:
+            cmd += ["--pack", str(Path(d).resolve())]
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready: list[str] = []
+        reader = threading.Thread(target=lambda: ready.append(self._proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        line = ready[0] if ready else ""
+        if not line.startswith(self.READY):
+            self.stop()
+            raise RuntimeError(f"the tool server did not start within {timeout:.0f}s (command: {' '.join(cmd)})")
+        self.url = line[len(self.READY):].strip()
+        return self
+
+    def stop(self) -> None:
+        if self._proc is None:
+            return
+        proc, self._proc = self._proc, None
+        try:
+            proc.stdin.close()  # the child exits when its stdin closes
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+    def __enter__(self) -> "ToolServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def sweep_leftovers(temp_root: Path | None = None) -> list[Path]:
+    """Remove the scratch folders of tool servers that died without cleaning up (SIGKILL)."""
+    swept = []
+    for folder in Path(temp_root or tempfile.gettempdir()).glob(DATA_DIR_PREFIX + "*"):
+        try:
+            owner = int((folder / OWNER_FILE).read_text())
+        except (OSError, ValueError):
+            continue  # not ours to judge: no owner recorded, or being created right now
+        if not _alive(owner):
+            shutil.rmtree(folder, ignore_errors=True)
+            swept.append(folder)
+    return swept
+
+
+class _ScratchDir:
+    """The server's call folder: a fresh one in the temp folder (owned, removed at the end), or a kept one."""
+
+    def __init__(self, kept: Path | None):
+        self.kept = kept
+
+    def __enter__(self) -> Path:
+        if self.kept is not None:
+            self.kept.mkdir(parents=True, exist_ok=True)
+            return self.kept
+        sweep_leftovers()
+        self.path = Path(tempfile.mkdtemp(prefix=DATA_DIR_PREFIX))
+        (self.path / OWNER_FILE).write_text(str(os.getpid()))
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        if self.kept is None:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: bool = True,
+          data_dir: Path | None = None) -> None:
+    """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
+
+    Call databases live in `data_dir` when given (kept afterwards, for debugging), else in a scratch
+    folder that is removed at the end.
+    """
+    from pytest_callm.task.pack import load_pack
+
+    packs = {}
+    for d in pack_dirs:
+        pack = load_pack(Path(d))
+        packs[pack.name] = pack
+    with _ScratchDir(data_dir) as data_dir:
+        # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol
+        # says TCP, and without it every response waits ~40 ms for a delayed ACK.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        config = uvicorn.Config(create_app(packs, Path(data_dir)), log_level="warning", access_log=False,
+                                lifespan="off")
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        while not server.started:
+            if not thread.is_alive():
+                raise SystemExit("the tool server failed to start")
+            time.sleep(0.005)
+        announce(f"http://127.0.0.1:{sock.getsockname()[1]}")
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up the call files on SIGTERM too
+        try:
+            if watch_stdin:
+                while sys.stdin.readline():  # parent gone or closed the pipe: stop
+                    pass
+            else:
+                while True:
+                    time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="pytest-callm tool server (started by the plugin)")
+    parser.add_argument("--pack", action="append", required=True, type=Path)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--data-dir", type=Path, help="keep the call databases in this folder")
+    args = parser.parse_args(argv)
+    serve(args.pack, args.port, announce=lambda url: print(ToolServer.READY + url, flush=True),
+          data_dir=args.data_dir)
+
+
+if __name__ == "__main__":
+    main()
