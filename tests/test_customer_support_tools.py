@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from conftest import REPO
-from pytest_callm.pack import load_pack
-from pytest_callm.toolserver import ToolServer
+from pytest_callm.task.pack import load_pack
+from pytest_callm.toolserver.server import ToolServer
 
 PACK = REPO / "industries" / "customer_support"
 

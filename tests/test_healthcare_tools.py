@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from conftest import REPO
-from pytest_callm.pack import load_pack
-from pytest_callm.toolserver import ToolServer
+from pytest_callm.task.pack import load_pack
+from pytest_callm.toolserver.server import ToolServer
 
 HEALTHCARE = REPO / "industries" / "healthcare"
 ROSA = {"full_name": "Rosa Delgado", "date_of_birth": "1979-03-14"}
@@ -428,14 +428,14 @@ def test_escalation_is_recorded_outside_the_compared_tables(call):
 
 # --- the text-message rule and the paper's point, through the engine and the verifier ------------
 
-from pytest_callm.engine import run_call  # noqa: E402
-from pytest_callm.line import CleanLine  # noqa: E402
-from pytest_callm.oracle import OracleModel, PlannedCall, ScriptedCaller, ScriptedModel, plan_answer_key  # noqa: E402
-from pytest_callm.pack import PackRegistry  # noqa: E402
-from pytest_callm.runtime import make_call_id  # noqa: E402
-from pytest_callm.task import load_task  # noqa: E402
-from pytest_callm.tools_client import ToolClient  # noqa: E402
-from pytest_callm.verify import verify  # noqa: E402
+from pytest_callm.call.engine import run_call  # noqa: E402
+from pytest_callm.phone.line import CleanLine  # noqa: E402
+from pytest_callm.call.oracle import OracleModel, PlannedCall, ScriptedCaller, ScriptedModel, plan_answer_key  # noqa: E402
+from pytest_callm.task.pack import PackRegistry  # noqa: E402
+from pytest_callm.runs.runtime import make_call_id  # noqa: E402
+from pytest_callm.task.task_file import load_task  # noqa: E402
+from pytest_callm.toolserver.client import ToolClient  # noqa: E402
+from pytest_callm.scoring.verify import verify  # noqa: E402
 
 TASKS = REPO / "tasks" / "healthcare"
 
