@@ -18,7 +18,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
-    "verifier_sha256": "2543fd57e260e0e4aa1c6066c9c4717a24ce3295b76235bb1f7863dfd21d2a42",
+    "verifier_sha256": "18d457defee1e0bea71d56f7e41a065d3f0964b8e86ed89ed223d15bb060f7cd",
     "attempts": 5,
 }
 
