@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
 from pytest_callm.task.pack import load_pack
@@ -17,6 +20,44 @@ pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_PACK = REPO / "examples" / "industries" / "vet_clinic"
 EXAMPLE_TASKS = REPO / "examples" / "tasks" / "vet_clinic"
+
+
+class PackCall:
+    """One phone call against a pack on a real tool server (`pack` names it in a subclass):
+    `call.tool(name, **args)` returns the envelope, `ok` its data, `error` its error code."""
+
+    pack = ""
+
+    def __init__(self, http: httpx.Client):
+        self.http = http
+        self.id = uuid.uuid4().hex
+
+    def tool(self, name: str, **arguments):
+        response = self.http.post(f"/packs/{self.pack}/tools/{name}", json=arguments, headers={"X-Call-Id": self.id})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def state(self):
+        return self.http.get(f"/packs/{self.pack}/state", headers={"X-Call-Id": self.id}).json()
+
+    def ok(self, name: str, **arguments):
+        result = self.tool(name, **arguments)
+        assert result["ok"], result
+        return result["data"]
+
+    def error(self, name: str, **arguments) -> str:
+        result = self.tool(name, **arguments)
+        assert not result["ok"], result
+        return result["error_code"]
+
+
+@contextmanager
+def pack_server(pack_dir: Path):
+    """A real tool server for one industry pack on loopback, and an HTTP client of it."""
+    pack = load_pack(pack_dir)
+    with ToolServer({pack.name: pack}) as server:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            yield http
 
 
 @pytest.fixture(scope="session")

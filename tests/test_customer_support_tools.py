@@ -5,14 +5,9 @@ Money is checked to the cent. The pack clock is Wednesday 2026-10-14 10:00.
 
 from __future__ import annotations
 
-import uuid
-
-import httpx
 import pytest
 
-from conftest import REPO
-from pytest_callm.task.pack import load_pack
-from pytest_callm.toolserver.server import ToolServer
+from conftest import REPO, PackCall, pack_server
 
 PACK = REPO / "industries" / "customer_support"
 
@@ -35,37 +30,12 @@ SOFIA = ("Sofia Marquez", "602-555-0111", "85016", "4021")         # Plus mid-te
 
 @pytest.fixture(scope="module")
 def cs_server():
-    pack = load_pack(PACK)
-    with ToolServer({pack.name: pack}) as server:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
-            yield http
+    with pack_server(PACK) as http:
+        yield http
 
 
-class Call:
-    """One phone call against the customer-support tool server."""
-
-    def __init__(self, http: httpx.Client):
-        self.http = http
-        self.id = uuid.uuid4().hex
-
-    def tool(self, name: str, **arguments):
-        response = self.http.post(f"/packs/customer_support/tools/{name}", json=arguments,
-                                  headers={"X-Call-Id": self.id})
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def state(self):
-        return self.http.get("/packs/customer_support/state", headers={"X-Call-Id": self.id}).json()
-
-    def ok(self, name: str, **arguments):
-        result = self.tool(name, **arguments)
-        assert result["ok"], result
-        return result["data"]
-
-    def error(self, name: str, **arguments) -> str:
-        result = self.tool(name, **arguments)
-        assert not result["ok"], result
-        return result["error_code"]
+class Call(PackCall):
+    pack = "customer_support"
 
     def verified(self, who) -> "Call":
         name, number, zip_code, last4 = who

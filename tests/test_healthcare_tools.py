@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
-
-import httpx
 import pytest
 
-from conftest import REPO
-from pytest_callm.task.pack import load_pack
+from conftest import REPO, PackCall, pack_server
 from pytest_callm.toolserver.server import ToolServer
 
 HEALTHCARE = REPO / "industries" / "healthcare"
@@ -22,36 +18,12 @@ NEW = {"full_name": "Maya Lindqvist", "date_of_birth": "1991-04-09", "phone": "9
 
 @pytest.fixture(scope="module")
 def healthcare_server():
-    pack = load_pack(HEALTHCARE)
-    with ToolServer({pack.name: pack}) as server:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
-            yield http
+    with pack_server(HEALTHCARE) as http:
+        yield http
 
 
-class Call:
-    """One phone call against the healthcare tool server: `call.tool(name, **args)` returns the envelope."""
-
-    def __init__(self, http: httpx.Client):
-        self.http = http
-        self.id = uuid.uuid4().hex
-
-    def tool(self, name: str, **arguments):
-        response = self.http.post(f"/packs/healthcare/tools/{name}", json=arguments, headers={"X-Call-Id": self.id})
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def state(self):
-        return self.http.get("/packs/healthcare/state", headers={"X-Call-Id": self.id}).json()
-
-    def ok(self, name: str, **arguments):
-        result = self.tool(name, **arguments)
-        assert result["ok"], result
-        return result["data"]
-
-    def code(self, name: str, **arguments):
-        result = self.tool(name, **arguments)
-        assert not result["ok"], result
-        return result["error_code"]
+class Call(PackCall):
+    pack = "healthcare"
 
 
 @pytest.fixture
@@ -81,14 +53,14 @@ def test_two_patients_with_one_name_are_told_apart_by_date_of_birth(call):
 
 
 def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
-    assert call.code("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
+    assert call.error("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
     state = call.state()
     assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
 
 
 def test_the_third_failure_on_a_record_locks_it_even_against_the_right_details(call):
     # Nadia Farouk has two failures on record: one more locks her out.
-    assert call.code("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-05-12") == "not_verified"
+    assert call.error("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-05-12") == "not_verified"
     assert (patient(call.state(), "P-2010")["failed_verifications"], patient(call.state(), "P-2010")["locked"]) == (3, 1)
     result = call.tool("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-12-05")
     assert result["error_code"] == "account_locked"
@@ -96,7 +68,7 @@ def test_the_third_failure_on_a_record_locks_it_even_against_the_right_details(c
 
 
 def test_a_seeded_lockout_refuses_the_right_details(call):
-    assert call.code("verify_patient", full_name="Gregory Lutz", date_of_birth="1969-02-27") == "account_locked"
+    assert call.error("verify_patient", full_name="Gregory Lutz", date_of_birth="1969-02-27") == "account_locked"
 
 
 def test_success_clears_the_record_count(call):
@@ -106,15 +78,15 @@ def test_success_clears_the_record_count(call):
 
 def test_three_failures_end_verification_for_the_call(call):
     for dob in ("1979-03-15", "1979-04-14", "1978-03-14"):
-        assert call.code("verify_patient", full_name="Rosa Delgado", date_of_birth=dob) == "not_verified"
-    assert call.code("verify_patient", **ROSA) == "verification_locked"
+        assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth=dob) == "not_verified"
+    assert call.error("verify_patient", **ROSA) == "verification_locked"
     assert patient(call.state(), "P-2001")["locked"] == 1
 
 
 def test_a_minor_needs_the_guardian_on_file(call):
     leo = {"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"}
-    assert call.code("verify_patient", **leo) == "guardian_required"
-    assert call.code("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
+    assert call.error("verify_patient", **leo) == "guardian_required"
+    assert call.error("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
     data = call.ok("verify_patient", **leo, guardian_name="Greta Hartmann")
     assert (data["minor"], data["speaking_with"]) == (True, "guardian")
     assert patient(call.state(), "P-2009")["failed_verifications"] == 0
@@ -125,7 +97,7 @@ def test_account_actions_need_verification(call):
                        ("send_clinical_message", {"topic": "other", "urgency": "routine", "message": "x"}),
                        ("book_appointment", {"slot_id": "S-501", "visit_type": "follow_up"}),
                        ("update_insurance", {"carrier": "Aetna", "member_id": "AET-55102"})]:
-        assert call.code(name, **args) == "not_verified", name
+        assert call.error(name, **args) == "not_verified", name
 
 
 # --- slots and booking -------------------------------------------------------------------------
@@ -143,8 +115,8 @@ def test_a_slot_too_short_for_the_visit_is_refused(call):
     call.ok("verify_patient", **ROSA)
     result = call.tool("book_appointment", slot_id="S-501", visit_type="skin_check")
     assert (result["error_code"], result["data"]) == ("slot_too_short", {"minutes_needed": 30, "minutes_available": 15})
-    assert call.code("book_appointment", slot_id="S-305", visit_type="follow_up") == "slot_unavailable"
-    assert call.code("book_appointment", slot_id="S-702", visit_type="follow_up") == "wrong_slot_type"
+    assert call.error("book_appointment", slot_id="S-305", visit_type="follow_up") == "slot_unavailable"
+    assert call.error("book_appointment", slot_id="S-702", visit_type="follow_up") == "wrong_slot_type"
 
 
 def test_booking_writes_the_appointment(call):
@@ -160,8 +132,8 @@ def test_plan_acceptance_is_per_office_and_carrier(call):
     park = call.ok("check_plan_acceptance", office="Park Avenue", carrier="cigna")
     assert (park["accepted"], park["offices_accepting"]) == (True, ["Park Avenue", "Hoboken", "White Plains"])
     assert call.ok("check_plan_acceptance", office="Brooklyn", carrier="Cigna")["accepted"] is False
-    assert call.code("check_plan_acceptance", office="Queens", carrier="Cigna") == "unknown_office"
-    assert call.code("check_plan_acceptance", office="Brooklyn", carrier="Acme Health") == "unknown_carrier"
+    assert call.error("check_plan_acceptance", office="Queens", carrier="Cigna") == "unknown_office"
+    assert call.error("check_plan_acceptance", office="Brooklyn", carrier="Acme Health") == "unknown_carrier"
 
 
 def test_a_booking_where_the_plan_is_not_accepted_is_refused(call):
@@ -182,10 +154,10 @@ def test_a_new_patient_books_without_a_chart(call):
 
 
 def test_a_new_patient_visit_checks_the_plan_and_refuses_known_patients(call):
-    assert call.code("book_new_patient_visit", slot_id="S-502", visit_type="new_patient", carrier="Cigna",
+    assert call.error("book_new_patient_visit", slot_id="S-502", visit_type="new_patient", carrier="Cigna",
                      **NEW) == "plan_not_accepted"
-    assert call.code("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", **NEW) == "carrier_required"
-    assert call.code("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", carrier="Aetna",
+    assert call.error("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", **NEW) == "carrier_required"
+    assert call.error("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", carrier="Aetna",
                      phone="2125550142", **ROSA) == "existing_patient"
     consult = call.ok("book_new_patient_visit", slot_id="S-801", visit_type="cosmetic_consult", **NEW)
     assert consult["insurance"] == "Self-pay (no insurance)"
@@ -208,7 +180,7 @@ def test_a_verified_patient_cannot_touch_another_patients_appointment(call):
 
 def test_outside_the_window_cancelling_is_free(call):
     call.ok("verify_patient", **MARCUS)
-    assert call.code("cancel_appointment", appointment_id="A-1001", accept_fee=False) == "fee_check_required"
+    assert call.error("cancel_appointment", appointment_id="A-1001", accept_fee=False) == "fee_check_required"
     quote = call.ok("check_cancellation_fee", appointment_id="A-1001")
     assert (quote["inside_window"], quote["notice_window_hours"], quote["cancellation_fee"]) == (False, 24, 0.0)
     assert call.ok("cancel_appointment", appointment_id="A-1001", accept_fee=False)["fee_charged"] == 0.0
@@ -235,7 +207,7 @@ def test_a_cosmetic_visit_has_a_72_hour_window_and_a_150_fee(call):
     call.ok("verify_patient", **JASMINE)
     quote = call.ok("check_cancellation_fee", appointment_id="A-1004")  # Wednesday 10:00, 49 hours away
     assert (quote["notice_window_hours"], quote["inside_window"], quote["cancellation_fee"]) == (72, True, 150.0)
-    assert call.code("cancel_appointment", appointment_id="A-1004", accept_fee=False) == "fee_not_accepted"
+    assert call.error("cancel_appointment", appointment_id="A-1004", accept_fee=False) == "fee_not_accepted"
     assert appointment(call.state(), "A-1004")["status"] == "scheduled"
     call.ok("cancel_appointment", appointment_id="A-1004", accept_fee=True)
     assert patient(call.state(), "P-2005")["balance"] == 150.0
@@ -269,7 +241,7 @@ def test_rescheduling_keeps_the_visit_type_and_its_length(call):
     assert call.ok("reschedule_appointment", appointment_id=booked, new_slot_id="S-503")["visit_type"] == "follow_up"
     call.ok("verify_patient", full_name="Beatriz Santos", date_of_birth="1966-03-03")
     # Her 45-minute procedure does not fit a 30-minute slot.
-    assert call.code("reschedule_appointment", appointment_id="A-1007", new_slot_id="S-506") == "slot_too_short"
+    assert call.error("reschedule_appointment", appointment_id="A-1007", new_slot_id="S-506") == "slot_too_short"
     assert appointment(call.state(), "A-1007")["slot_id"] == "S-505"
 
 
@@ -283,23 +255,23 @@ def test_a_waitlist_entry_holds_an_office_set_and_a_date_range(call):
     row = call.state()["waitlist"][-1]
     assert (row["patient_id"], row["offices"], row["earliest_date"], row["latest_date"], row["phone"]) == (
         "P-2016", "park_ave,white_plains", "2026-08-17", "2026-08-21", "9145550184")
-    assert call.code("add_to_waitlist", visit_type="skin_check", offices=["Park Avenue"], earliest_date="2026-08-10",
+    assert call.error("add_to_waitlist", visit_type="skin_check", offices=["Park Avenue"], earliest_date="2026-08-10",
                      latest_date="2026-08-12") == "already_on_waitlist"
 
 
 def test_waitlist_dates_and_offices_are_checked(call):
     call.ok("verify_patient", **ROSA)
     for first, last in [("2026-08-01", "2026-08-10"), ("2026-08-12", "2026-08-10"), ("2026-08-10", "2026-10-05")]:
-        assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Brooklyn"], earliest_date=first,
+        assert call.error("add_to_waitlist", visit_type="follow_up", offices=["Brooklyn"], earliest_date=first,
                          latest_date=last) == "invalid_date_range"
-    assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Hoboken"], earliest_date="2026-08-10",
+    assert call.error("add_to_waitlist", visit_type="follow_up", offices=["Hoboken"], earliest_date="2026-08-10",
                      latest_date="2026-08-20") == "plan_not_accepted"  # Aetna is not taken in Hoboken
 
 
 def test_a_new_patient_joins_the_waitlist_with_name_and_phone(call):
-    assert call.code("add_to_waitlist", visit_type="new_patient", offices=["Park Avenue"], earliest_date="2026-08-04",
+    assert call.error("add_to_waitlist", visit_type="new_patient", offices=["Park Avenue"], earliest_date="2026-08-04",
                      latest_date="2026-08-07") == "patient_details_required"
-    assert call.code("add_to_waitlist", visit_type="follow_up", offices=["Park Avenue"], earliest_date="2026-08-04",
+    assert call.error("add_to_waitlist", visit_type="follow_up", offices=["Park Avenue"], earliest_date="2026-08-04",
                      latest_date="2026-08-07", full_name="Maya Lindqvist", phone="9175550246") == "not_verified"
     call.ok("add_to_waitlist", visit_type="new_patient", offices=["Park Avenue"], earliest_date="2026-08-04",
             latest_date="2026-08-07", full_name="Maya Lindqvist", phone="(917) 555-0246")
@@ -309,7 +281,7 @@ def test_a_new_patient_joins_the_waitlist_with_name_and_phone(call):
 # --- texts -------------------------------------------------------------------------------------
 
 def test_texts_go_to_the_number_on_file_or_the_new_patients_number(call):
-    assert call.code("send_text_message", message_type="appointment_confirmation", appointment_id="A-1001") == "not_verified"
+    assert call.error("send_text_message", message_type="appointment_confirmation", appointment_id="A-1001") == "not_verified"
     booked = call.ok("book_new_patient_visit", slot_id="S-402", visit_type="new_patient", carrier="Aetna", **NEW)
     sent = call.ok("send_text_message", message_type="appointment_confirmation", appointment_id=booked["appointment_id"])
     assert sent["sent_to_last_four"] == "0246"
@@ -317,7 +289,7 @@ def test_texts_go_to_the_number_on_file_or_the_new_patients_number(call):
 
 
 def test_directions_can_be_texted_to_a_number_the_caller_gives(call):
-    assert call.code("send_text_message", message_type="office_directions", office="Hoboken") == "phone_required"
+    assert call.error("send_text_message", message_type="office_directions", office="Hoboken") == "phone_required"
     assert call.ok("send_text_message", message_type="office_directions", office="Hoboken",
                    phone="201-555-0177")["sent_to_last_four"] == "0177"
 
@@ -327,10 +299,10 @@ def test_directions_can_be_texted_to_a_number_the_caller_gives(call):
 def test_eligibility_reports_an_inactive_plan_and_insurance_updates_need_an_active_one(call):
     data = call.ok("check_eligibility", carrier="Cigna", member_id="cgn 448812", date_of_birth="1998-08-22")
     assert (data["status"], data["termination_date"]) == ("inactive", "2026-06-30")
-    assert call.code("check_eligibility", carrier="Cigna", member_id="CGN-448813", date_of_birth="1998-08-22") == "member_not_found"
+    assert call.error("check_eligibility", carrier="Cigna", member_id="CGN-448813", date_of_birth="1998-08-22") == "member_not_found"
     call.ok("verify_patient", full_name="Hana Kimura", date_of_birth="1998-08-22")
-    assert call.code("update_insurance", carrier="Cigna", member_id="CGN-448812") == "coverage_inactive"
-    assert call.code("update_insurance", carrier="Aetna", member_id="AET-80142") == "eligibility_check_required"
+    assert call.error("update_insurance", carrier="Cigna", member_id="CGN-448812") == "coverage_inactive"
+    assert call.error("update_insurance", carrier="Aetna", member_id="AET-80142") == "eligibility_check_required"
 
 
 def test_eligibility_is_a_read_and_an_update_writes_the_record(call):
@@ -372,21 +344,21 @@ def test_botox_has_a_minimum(call):
 def test_payment_links_up_to_the_balance_and_delivered_by_text_or_email(call):
     call.ok("verify_patient", full_name="Beatriz Santos", date_of_birth="1966-03-03")
     assert call.ok("get_balance")["balance"] == 312.45
-    assert call.code("send_text_message", message_type="payment_link") == "no_payment_link"
-    assert call.code("create_payment_link", amount=312.46) == "invalid_amount"
+    assert call.error("send_text_message", message_type="payment_link") == "no_payment_link"
+    assert call.error("create_payment_link", amount=312.46) == "invalid_amount"
     assert call.ok("create_payment_link", amount=312.45)["link_id"] == "PL-2014-1"
     assert call.ok("send_text_message", message_type="payment_link")["sent_to_last_four"] == "0177"
-    assert call.code("send_email", message_type="payment_link") == "no_email_on_file"
+    assert call.error("send_email", message_type="payment_link") == "no_email_on_file"
 
 
 def test_financing_only_above_1000_and_the_instalments_add_up_to_the_cent(call):
     call.ok("verify_patient", **MARCUS)
-    assert call.code("set_up_payment_plan", months=3) == "not_eligible_for_financing"
+    assert call.error("set_up_payment_plan", months=3) == "not_eligible_for_financing"
     call.ok("verify_patient", **ELLEN)
     data = call.ok("set_up_payment_plan", months=12)
     assert (data["monthly_amount"], data["final_payment"], data["balance"]) == (107.05, 107.05, 1284.60)
     assert patient(call.state(), "P-2004")["payment_plan_months"] == 12
-    assert call.code("set_up_payment_plan", months=6) == "plan_exists"
+    assert call.error("set_up_payment_plan", months=6) == "plan_exists"
 
 
 def test_a_plan_whose_instalments_do_not_divide_evenly(call):
@@ -406,9 +378,9 @@ def test_refills_follow_the_prescription_list(call):
     data = call.ok("request_refill", medication="Retin-A", pharmacy="CVS on Lexington")
     assert (data["medication"], data["refills_remaining_after"], data["status"]) == (
         "tretinoin 0.05% cream", 1, "sent_to_provider")
-    assert call.code("request_refill", medication="clobetasol") == "no_refills_remaining"
-    assert call.code("request_refill", medication="Accutane") == "refill_requires_visit"
-    assert call.code("request_refill", medication="doxycycline") == "not_on_medication_list"  # Beatriz's, not his
+    assert call.error("request_refill", medication="clobetasol") == "no_refills_remaining"
+    assert call.error("request_refill", medication="Accutane") == "refill_requires_visit"
+    assert call.error("request_refill", medication="doxycycline") == "not_on_medication_list"  # Beatriz's, not his
 
 
 def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(call):

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
-
-import httpx
 import pytest
 
-from conftest import REPO
-from pytest_callm.task.pack import load_pack
-from pytest_callm.toolserver.server import ToolServer
+from conftest import REPO, PackCall, pack_server
 
 LEGAL = REPO / "industries" / "legal"
 CLARA = {"full_name": "Clara Whitman", "phone": "206-555-0220"}
@@ -17,31 +12,12 @@ CLARA = {"full_name": "Clara Whitman", "phone": "206-555-0220"}
 
 @pytest.fixture(scope="module")
 def legal_server():
-    pack = load_pack(LEGAL)
-    with ToolServer({pack.name: pack}) as server:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
-            yield http
+    with pack_server(LEGAL) as http:
+        yield http
 
 
-class Call:
-    """One phone call against the legal tool server: `call.tool(name, **args)` returns the envelope."""
-
-    def __init__(self, http: httpx.Client):
-        self.http = http
-        self.id = uuid.uuid4().hex
-
-    def tool(self, name: str, **arguments):
-        response = self.http.post(f"/packs/legal/tools/{name}", json=arguments, headers={"X-Call-Id": self.id})
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def state(self):
-        return self.http.get("/packs/legal/state", headers={"X-Call-Id": self.id}).json()
-
-    def ok(self, name: str, **arguments):
-        result = self.tool(name, **arguments)
-        assert result["ok"], result
-        return result["data"]
+class Call(PackCall):
+    pack = "legal"
 
 
 @pytest.fixture
