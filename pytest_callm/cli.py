@@ -9,6 +9,7 @@
     callm compare DIR DIR... [--force]
                                       compare saved runs side by side
     callm report DIR                  (re)write the HTML report of a run
+    callm merge DIR... --out DIR      join shard runs (--callm-shard=I/N) into one run
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.runs.report_html import main as report_main
 
         return report_main(argv[1:])
+    if argv[:1] == ["merge"]:
+        from pytest_callm.runs.merge import main as merge_main
+
+        return merge_main(argv[1:])
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
     sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
+    sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries

@@ -67,6 +67,44 @@ class TaskFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+class ShardSelection:
+    """--callm-shard=I/N: keep the items of the tasks dealt to shard I, deselect the rest.
+
+    The deal is made over every collected task file (before -k/-m), so every machine that collects the
+    same task set deals it alike; it is saved as `shard.json` in the run directory for `callm merge`.
+    Items that are not task files (Python tasks, ordinary tests) run in shard 1 only.
+    """
+
+    NAME = "callm-shard"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items) -> None:
+        state = callm_state(config)
+        if state is None or state.settings.shard is None:
+            return
+        from pytest_callm.runs.merge import shard_record, task_key, write_shard_record
+
+        index, count = state.settings.shard
+        tasks = {}
+        for item in items:
+            if isinstance(item, TaskItem):
+                tasks[task_key(item.task.industry, item.task.task_id)] = {
+                    "file": item.path, "root": config.rootpath, "cost": 1 + len(item.task.exp_tool_calls)}
+        record = shard_record(index, count, tasks)
+        keep, drop = [], []
+        for item in items:
+            if isinstance(item, TaskItem):
+                mine = record["tasks"][task_key(item.task.industry, item.task.task_id)]["shard"] == index
+            else:
+                mine = index == 1
+            (keep if mine else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+        if state.run_dir is not None and not state.lists_only():
+            write_shard_record(state.run_dir.path, record)
+
+
 def task_marks(industry: str, slug: str, category: str, difficulty: str) -> list[pytest.MarkDecorator]:
     # Keyword arguments, so `-m "industry(name='legal') and category(slug='C4')"` selects.
     return [pytest.mark.industry(name=industry), pytest.mark.category(slug=slug, name=category),

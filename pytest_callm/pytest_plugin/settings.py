@@ -39,6 +39,8 @@ OPTIONS = [
     ("resume", str, None, "resume the run saved in this directory: its finished attempts are kept, the rest run"),
     ("rescore", str, None, "score the trajectories saved in this run directory with today's verifier: "
                            "no model, caller or tool server"),
+    ("shard", str, None, "I/N: play only shard I of N, a deterministic share of whole tasks balanced by expected "
+                         "cost (a CI matrix); join the shard runs with `callm merge`"),
     ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
     ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
     ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
@@ -54,7 +56,11 @@ FLAGS = [
 ]
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_callm.pytest_plugin.collect import ShardSelection
+
+    if not pluginmanager.has_plugin(ShardSelection.NAME):
+        pluginmanager.register(ShardSelection(), ShardSelection.NAME)  # --callm-shard's deselection
     group = parser.getgroup("callm", "pytest-callm: benchmark the LLM of a phone agent")
     for name, _, default, help_ in OPTIONS:
         dest = "callm_" + name.replace("-", "_")
@@ -98,6 +104,7 @@ class Settings:
     resume: Path | None = None
     rescore: Path | None = None
     keep_calls: bool = False
+    shard: tuple[int, int] | None = None  # (I, N) of --callm-shard=I/N
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -129,6 +136,16 @@ class Settings:
                                         f"got {raw}")
             return number
 
+        def shard(raw: Any) -> tuple[int, int] | None:
+            if raw in (None, ""):
+                return None
+            from pytest_callm.runs.merge import parse_shard
+
+            try:
+                return parse_shard(raw)
+            except ValueError as e:
+                raise pytest.UsageError(f"--callm-shard: {e}") from None
+
         attempts = integer("attempts", 5)
         k = integer("k", attempts)
         if k > attempts:
@@ -149,4 +166,4 @@ class Settings:
                    value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
-                   keep_calls=bool(value("keep-calls")))
+                   keep_calls=bool(value("keep-calls")), shard=shard(value("shard")))

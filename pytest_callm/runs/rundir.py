@@ -73,21 +73,28 @@ def default_run_dir(root: Path, model: str | None) -> Path:
 
 
 def _digest(parts: list[tuple[str, bytes]]) -> str:
+    return digest_of_files([(name, hashlib.sha256(content).hexdigest()) for name, content in parts])
+
+
+def digest_of_files(parts: list[tuple[str, str]]) -> str:
+    """The content hash of a set of files from (name, sha256 hex of the content) pairs: what `_digest`
+    gives for the files themselves, so a merge can hash a task set it only knows by its files' digests."""
     h = hashlib.sha256()
-    for name, content in sorted(parts):
-        h.update(name.encode() + b"\0" + hashlib.sha256(content).digest())
+    for name, sha in sorted(parts):
+        h.update(name.encode() + b"\0" + bytes.fromhex(sha))
     return h.hexdigest()
 
 
+def task_file_name(path: Path, root: Path) -> str:
+    """A task file's name in the task-set hash: relative to the rootdir when below it."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
 def task_set_hash(task_files: list[Path], root: Path) -> str:
-    parts = []
-    for path in task_files:
-        try:
-            name = str(path.resolve().relative_to(root.resolve()))
-        except ValueError:
-            name = str(path.resolve())
-        parts.append((name, path.read_bytes()))
-    return _digest(parts)
+    return _digest([(task_file_name(path, root), path.read_bytes()) for path in task_files])
 
 
 def pack_hash(pack: Pack) -> str:

@@ -1,0 +1,254 @@
+"""Runs split across machines: shards of whole tasks, and the merge that joins them into one run.
+
+    pytest --callm-model=M --callm-shard=2/3 --callm-out=shard-2     on each machine (a CI matrix)
+    callm merge shard-1 shard-2 shard-3 --out run                     one run, as if played on one machine
+
+A shard is a deterministic share of whole tasks: every attempt of a task is in the same shard. The
+tasks are dealt by expected cost (the number of calls of the answer key, plus one for the
+conversation), largest first, each to the shard with the least cost so far (ties: the lower shard, then
+the task's name), so every machine gets about the same work and every machine that collects the same
+task set computes the same deal.
+
+Each shard run writes `shard.json` beside its manifest: its index and count, and the whole deal (every
+task of the task set with its file, the file's sha256 and its shard). The merge refuses shards that do
+not fit together: manifests that differ in anything but the task files each shard played (model,
+caller, line, attempts, verifier, pack), deals that differ (another task set), a shard given twice or
+two shards claiming one attempt (overlap), a shard missing or a shard whose run did not finish every
+attempt of its tasks (gap). It then writes one run directory: the trajectories of all shards, a
+manifest whose task-set hash is that of the whole set, and a report.json computed from the attempts as
+the run itself computes it, so it equals the report of the same run played on one machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_callm.runs.rundir import RunDir, digest_of_files, task_file_name, write_json
+
+SHARD_FILE = "shard.json"
+SHARD_FORMAT = "callm-shard/1"
+
+
+class MergeError(Exception):
+    """Shards that cannot be joined into one run."""
+
+
+def parse_shard(spec: str) -> tuple[int, int]:
+    """`I/N` (1 <= I <= N) as (I, N); ValueError with a sentence for anything else."""
+    try:
+        i, n = (int(p) for p in str(spec).split("/"))
+    except ValueError:
+        raise ValueError(f"expected I/N, e.g. 2/3, got {spec!r}") from None
+    if n < 1 or not 1 <= i <= n:
+        raise ValueError(f"expected I/N with 1 <= I <= N, got {spec!r}")
+    return i, n
+
+
+def deal(costs: dict[str, int], count: int) -> dict[str, int]:
+    """Each task's shard (1..count): largest expected cost first, to the least loaded shard."""
+    loads = [0] * count
+    out = {}
+    for key in sorted(costs, key=lambda k: (-costs[k], k)):
+        shard = min(range(count), key=lambda s: (loads[s], s))
+        loads[shard] += costs[key]
+        out[key] = shard + 1
+    return out
+
+
+def task_key(industry: str, task_id: str) -> str:
+    return f"{industry}/{task_id}"
+
+
+def shard_record(index: int, count: int, tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """`tasks`: key -> {"file": path, "root": rootdir, "cost": n}; returns what shard.json holds."""
+    assigned = deal({k: t["cost"] for k, t in tasks.items()}, count)
+    table = {}
+    for key in sorted(tasks):
+        path = Path(tasks[key]["file"])
+        table[key] = {"file": task_file_name(path, Path(tasks[key]["root"])),
+                      "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                      "cost": tasks[key]["cost"], "shard": assigned[key]}
+    return {"format": SHARD_FORMAT, "index": index, "count": count, "tasks": table}
+
+
+def write_shard_record(run_dir: Path, record: dict[str, Any]) -> None:
+    write_json(Path(run_dir) / SHARD_FILE, record)
+
+
+# --- merge -----------------------------------------------------------------------------------------
+
+def _read(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MergeError(f"{path.parent}: no {path.name} ({what})") from None
+    except ValueError as e:
+        raise MergeError(f"{path}: not readable JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise MergeError(f"{path}: not a JSON object")
+    return data
+
+
+def _without_task_files(comparable: dict[str, Any]) -> dict[str, Any]:
+    """What every shard of one run shares: the comparable part less the hashes of the files it played."""
+    hashes = {k: v for k, v in (comparable.get("hashes") or {}).items() if k not in ("tasks", "packs")}
+    return {**comparable, "hashes": hashes}
+
+
+def build_report(attempts: list[dict[str, Any]], model: str | None, k: int, line_spec: str) -> dict[str, Any]:
+    """The report.json of a run from its attempts' results, as the plugin computes it at the end of a run."""
+    from pytest_callm.phone.error_profile import load_profile, realized_rates
+    from pytest_callm.phone.line import is_clean
+    from pytest_callm.scoring.cost import usage_by_industry
+    from pytest_callm.scoring.metrics import summarize
+
+    results = sorted(attempts, key=lambda r: (r["industry"], r["task_id"], r["attempt"]))
+    groups, total = usage_by_industry(results)
+    turns = [t for r in results for t in r.get("line_turns", [])]
+    profile = None if is_clean(line_spec) else load_profile(line_spec)
+    return {
+        "model": model, "k": k,
+        "summary": summarize(results, k).to_json(),
+        "usage": {"industries": {key: g.to_json() for key, g in groups.items()}, "total": total.to_json()}
+                 if groups else None,
+        "line_rates": realized_rates(turns, profile) if turns else None,
+        "attempts": results,
+    }
+
+
+def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
+    """Join shard run directories into the run directory `out`; returns the merged report."""
+    from pytest_callm.runs.rundir import differences
+
+    if not dirs:
+        raise MergeError("no shard run directories given")
+    shards = []
+    for d in dirs:
+        d = Path(d)
+        manifest = _read(d / "manifest.json", "not a run directory")
+        if manifest.get("rescored_from"):
+            raise MergeError(f"{d}: a rescored run; merge the shard runs that played the calls")
+        record = _read(d / SHARD_FILE, "not a shard run: run it with --callm-shard=I/N")
+        report = _read(d / "report.json", "the shard's run did not finish")
+        shards.append((d, manifest, record, report))
+
+    first_dir, first_manifest, first_record, _ = shards[0]
+    count = first_record["count"]
+    base = _without_task_files(first_manifest.get("comparable") or {})
+    packs: dict[str, str] = {}
+    seen: dict[int, Path] = {}
+    for d, manifest, record, _ in shards:
+        comparable = manifest.get("comparable") or {}
+        changed = differences(base, _without_task_files(comparable))
+        if manifest.get("k") != first_manifest.get("k"):
+            changed.append("k")
+        if changed:
+            raise MergeError(f"{d} and {first_dir} were run with other settings or inputs ({', '.join(changed)}); "
+                             "only shards of one run can be merged")
+        if record.get("count") != count or record.get("tasks") != first_record.get("tasks"):
+            raise MergeError(f"{d} and {first_dir} split another task set or into another number of shards "
+                             f"({record.get('count')} and {count}); only shards of one run can be merged")
+        index = record["index"]
+        if index in seen:
+            raise MergeError(f"shard {index}/{count} given twice ({seen[index]} and {d}): the shards overlap")
+        seen[index] = d
+        own = [(t["file"], t["sha256"]) for t in record["tasks"].values() if t["shard"] == index]
+        if digest_of_files(own) != (comparable.get("hashes") or {}).get("tasks"):
+            raise MergeError(f"{d}: its manifest's task-set hash is not that of the tasks of shard {index}/{count} "
+                             "(tasks changed, or the run was filtered with -k/-m?); it cannot be merged")
+        for name, digest in ((comparable.get("hashes") or {}).get("packs") or {}).items():
+            if packs.setdefault(name, digest) != digest:
+                raise MergeError(f"{d}: pack {name} differs from that of another shard")
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise MergeError(f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: the shards leave a gap")
+
+    table = first_record["tasks"]
+    attempts_per_task = base.get("attempts")
+    attempts: list[dict[str, Any]] = []
+    owner: dict[tuple[str, str, int], Path] = {}
+    for d, _, record, report in shards:
+        played: dict[str, set[int]] = {}
+        for a in report.get("attempts") or []:
+            key = task_key(a["industry"], a["task_id"])
+            where = (a["industry"], a["task_id"], a["attempt"])
+            if where in owner:
+                raise MergeError(f"{key} attempt {a['attempt']} is in {owner[where]} and in {d}: the shards overlap")
+            if key in table and table[key]["shard"] != record["index"]:
+                raise MergeError(f"{d}: {key} belongs to shard {table[key]['shard']}/{count}, not "
+                                 f"{record['index']}/{count}: the shards overlap")
+            if key not in table and record["index"] != 1:
+                raise MergeError(f"{d}: {key} is not in the task set of the shards")
+            owner[where] = d
+            played.setdefault(key, set()).add(a["attempt"])
+            attempts.append(a)
+        for key, t in table.items():
+            if t["shard"] != record["index"]:
+                continue
+            got = played.get(key, set())
+            if got != set(range(1, attempts_per_task + 1)):
+                raise MergeError(f"{d}: {key} has {len(got)} of its {attempts_per_task} attempts (the shard's run "
+                                 "did not finish: resume it with --callm-resume): the shards leave a gap")
+
+    out = Path(out)
+    target = RunDir(out)
+    if out.exists() and any(out.iterdir()):
+        raise MergeError(f"{out} is not empty; merge into a new folder")
+    target.lock()
+    try:
+        for d, *_ in shards:
+            if (d / "trajectories").is_dir():
+                shutil.copytree(d / "trajectories", out / "trajectories", dirs_exist_ok=True)
+        merged_manifest = {
+            **first_manifest,
+            "task_files": len({t["file"] for t in table.values()}),
+            "comparable": {**first_manifest["comparable"], "hashes": {
+                **first_manifest["comparable"]["hashes"],
+                "tasks": digest_of_files([(t["file"], t["sha256"]) for t in table.values()]),
+                "packs": dict(sorted(packs.items()))}},
+            "merged_from": [str(Path(d).resolve()) for d, *_ in sorted(shards, key=lambda s: s[2]["index"])],
+        }
+        write_json(target.manifest_path, merged_manifest)
+        report = build_report(attempts, base.get("model"), first_manifest.get("k"), (base.get("line") or {})
+                              .get("spec", "clean"))
+        target.write_report(report)
+    finally:
+        target.unlock()
+        (out / ".lock").unlink(missing_ok=True)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="callm merge", description="join shard run directories "
+                                     "(--callm-shard=I/N) into one run directory")
+    parser.add_argument("dirs", nargs="+", type=Path, help="the run directories of every shard")
+    parser.add_argument("--out", required=True, type=Path, help="the new run directory (must not exist or be empty)")
+    parser.add_argument("--no-html", action="store_true", help="write no report.html")
+    parser.add_argument("--industries", action="append", default=[], type=Path,
+                        help="extra folder holding industry packs, for the handoff graphs of report.html")
+    args = parser.parse_args(argv)
+    try:
+        report = merge_runs(args.dirs, args.out)
+    except MergeError as e:
+        print(f"callm merge: {e}", file=sys.stderr)
+        return 2
+    if not args.no_html:
+        from pytest_callm.runs.report_html import write_html_report
+
+        write_html_report(args.out, args.industries or None)
+    summary = report["summary"]
+    print(f"callm merge: {len(args.dirs)} shards, {len(report['attempts'])} attempts, merged into {args.out}")
+    overall = summary.get("overall") if isinstance(summary, dict) else None
+    if overall:
+        print(f"  pass@1 {overall.get('pass_at_1')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
