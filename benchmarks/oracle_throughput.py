@@ -6,7 +6,9 @@ handoffs, ten industry tools) plus the final state read, the shape the foundatio
 
   1. in process: milliseconds per oracle call (engine + tool server over loopback + verifier);
   2. through pytest with -n 0 and -n 2: calls per second over the whole session, and the marginal
-     cost of one more call, (T(2N) - T(N)) / N, which cancels start-up and collection.
+     cost of one more call, (T(2N) - T(N)) / N, which cancels start-up and collection;
+  3. the physical limit both are compared with: the call's tool-server requests times a measured
+     loopback round trip between two processes, plus the copy of the call's seed database.
 
 Run from the repository root:  python benchmarks/oracle_throughput.py [--calls 200]
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +32,17 @@ from pytest_callm.authoring.lock import lock  # noqa: E402
 from pytest_callm.task.pack import PackRegistry  # noqa: E402
 from pytest_callm.runs.runtime import Runtime  # noqa: E402
 from pytest_callm.task.task_file import load_task  # noqa: E402
+from pytest_callm.toolserver.calldb import CallStore  # noqa: E402
+
+ECHO = """
+import socket, sys
+server = socket.create_server(("127.0.0.1", 0))
+print(server.getsockname()[1], flush=True)
+conn, _ = server.accept()
+conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+while data := conn.recv(65536):
+    conn.sendall(data)
+"""
 
 PACKS = REPO / "examples" / "industries"
 DANA = {"full_name": "Dana Whitfield", "phone": "503-555-0142"}
@@ -65,7 +79,42 @@ def write_task(folder: Path) -> Path:
     return path
 
 
-def in_process(path: Path, calls: int) -> None:
+def loopback_round_trip_ms(rounds: int = 3000) -> float:
+    """Median round trip of a 300-byte message to another process over 127.0.0.1 (TCP_NODELAY)."""
+    echo = subprocess.Popen([sys.executable, "-c", ECHO], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(echo.stdout.readline())
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            message, times = b"x" * 300, []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                sock.sendall(message)
+                got = 0
+                while got < len(message):
+                    got += len(sock.recv(65536))
+                times.append((time.perf_counter() - start) * 1000)
+    finally:
+        echo.kill()
+        echo.wait()
+    return statistics.median(times[rounds // 10:])
+
+
+def database_copy_ms(path: Path, folder: Path, rounds: int = 300) -> float:
+    """Median cost of giving a call its own copy of the pack's seed database (and dropping it)."""
+    packs = PackRegistry([PACKS])
+    _, _, pack = load_task(path, packs)
+    store = CallStore(pack, folder / "calls")
+    times = []
+    for i in range(rounds):
+        start = time.perf_counter()
+        store.open(f"bench-{i}").close()
+        store.remove(f"bench-{i}")
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def in_process(path: Path, calls: int, limit: float) -> None:
     packs = PackRegistry([PACKS])
     _, task, pack = load_task(path, packs)
     runtime = Runtime("oracle", packs.loaded())
@@ -84,7 +133,7 @@ def in_process(path: Path, calls: int) -> None:
     print(f"in process: {calls} oracle calls of {requests} tool-server requests each")
     print(f"  harness ms per call: median {statistics.median(times):.2f}, mean {statistics.mean(times):.2f}, "
           f"p90 {statistics.quantiles(times, n=10)[-1]:.2f}  ({requests / statistics.median(times) * 1000:.0f} "
-          f"requests/s, {1000 / statistics.mean(times):.0f} calls/s)")
+          f"requests/s, {1000 / statistics.mean(times):.0f} calls/s); {statistics.median(times) / limit:.1f}x the limit")
 
 
 def pytest_wall(folder: Path, workers: int, attempts: int) -> float:
@@ -99,11 +148,12 @@ def pytest_wall(folder: Path, workers: int, attempts: int) -> float:
     return wall
 
 
-def through_pytest(folder: Path, workers: int, calls: int) -> None:
+def through_pytest(folder: Path, workers: int, calls: int, limit: float) -> None:
     one = pytest_wall(folder, workers, calls)
     two = pytest_wall(folder, workers, 2 * calls)
     print(f"pytest -n {workers}: {2 * calls} calls in {two:.2f} s wall, start-up included ({2 * calls / two:.0f} calls/s); "
-          f"marginal {1000 * (two - one) / calls:.1f} ms per call ({calls / (two - one):.0f} calls/s)")
+          f"marginal {1000 * (two - one) / calls:.1f} ms per call ({calls / (two - one):.0f} calls/s, "
+          f"{1000 * (two - one) / calls / limit:.1f}x the limit)")
 
 
 def main() -> None:
@@ -114,9 +164,14 @@ def main() -> None:
         folder = Path(tmp)
         (folder / "pytest.ini").write_text("[pytest]\n")
         path = write_task(folder)
-        in_process(path, args.calls)
+        requests = sum(1 for c in BENCH_TASK["exp_tool_calls"] if not c["name"].startswith("transfer_")) + 1
+        rtt, copy = loopback_round_trip_ms(), database_copy_ms(path, folder)
+        limit = requests * rtt + copy
+        print(f"loopback limit: {requests} tool-server requests x {rtt:.3f} ms round trip + {copy:.3f} ms "
+              f"database copy = {limit:.2f} ms per call")
+        in_process(path, args.calls, limit)
         for workers in (0, 2):
-            through_pytest(folder, workers, args.calls)
+            through_pytest(folder, workers, args.calls, limit)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from pytest_callm.call.caller import CallerTurn
@@ -150,3 +151,13 @@ def test_a_trajectory_round_trips_through_json(play):
     trajectory = play(Model([("transfer_to_records", {"handoff_summary": "x"})], "Hi."), Caller("Records."))
     data = json.loads(json.dumps(trajectory.to_json()))
     assert Trajectory.from_json(data) == trajectory
+
+
+def test_to_json_gives_what_dataclasses_asdict_gives(play):
+    # to_json skips asdict's deep copy (it was most of the cost of saving a trajectory): same data,
+    # and no list or dict shared with the trajectory.
+    trajectory = play(Model([("check_clinic_hours", {"day": "monday"})], "Eight to six."), Caller("Monday?"))
+    data = trajectory.to_json()
+    assert data == dataclasses.asdict(trajectory)
+    assert data["tool_calls"][0]["arguments"] is not trajectory.tool_calls[0].arguments
+    assert data["transcript"] is not trajectory.transcript

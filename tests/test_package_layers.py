@@ -5,6 +5,7 @@ plain script with no pytest at all (it also serves as a reinforcement-learning e
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,26 @@ def test_a_plain_script_plays_and_scores_an_oracle_call_without_importing_pytest
     passed, calls, loaded = done.stdout.split(" ", 2)
     assert (passed, loaded.strip()) == ("True", "[]")
     assert int(calls) > 0
+
+
+SPY = """
+import sys
+
+def pytest_collection_finish(session):
+    print("HTTP CLIENTS LOADED:", sorted(m for m in ("aiohttp", "openai", "httpx2", "fastapi") if m in sys.modules))
+"""
+
+
+def test_collecting_tasks_imports_no_http_client(tmp_path):
+    # aiohttp builds SSL contexts at import (~0.3 s a process): only a process that plays a call pays it.
+    repo = PACKAGE.parent
+    (tmp_path / "callm_spy.py").write_text(SPY)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", str(repo / "examples" / "tasks" / "vet_clinic"),
+                           "--callm-model=oracle", f"--callm-industries={repo / 'examples' / 'industries'}",
+                           "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "callm_spy", "-s",
+                           "-c", str(tmp_path / "pytest.ini")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "HTTP CLIENTS LOADED: []" in done.stdout, done.stdout[-2000:]

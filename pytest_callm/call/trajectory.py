@@ -6,8 +6,30 @@ model, a caller or a tool server.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def plain(obj: Any) -> Any:
+    """`dataclasses.asdict` for JSON-like data, without its deep copy of every leaf (a saved
+    trajectory is thousands of values: asdict was most of the cost of saving one)."""
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    if isinstance(obj, tuple):
+        return type(obj)(plain(v) for v in obj)
+    cls = type(obj)
+    names = _FIELDS.get(cls)
+    if names is None:
+        if not is_dataclass(obj):
+            return obj  # any other leaf, as asdict leaves it (less the copy)
+        names = _FIELDS[cls] = tuple(f.name for f in fields(obj))
+    return {n: plain(getattr(obj, n)) for n in names}
 
 
 @dataclass
@@ -81,7 +103,7 @@ class Trajectory:
         return [h.to_agent for h in self.handoffs]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Trajectory":

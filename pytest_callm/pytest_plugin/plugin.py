@@ -122,6 +122,7 @@ class CallmState:
         except PackError as e:
             raise pytest.UsageError(str(e)) from None
         self.results: list[dict[str, Any]] = []
+        self._summary: tuple[int, Any] | None = None  # (results counted, their summary): see summary()
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
@@ -288,6 +289,14 @@ class CallmState:
         if sample:
             self.latency_parts.append(sample)
 
+    def summary(self):
+        """The run's summary, for the report and the terminal alike: its bootstrap intervals are computed
+        once per session (the order of the results changes none of its figures)."""
+        if self._summary is None or self._summary[0] != len(self.results):
+            results = sorted(self.results, key=lambda r: (r["industry"], r["task_id"], r["attempt"]))
+            self._summary = (len(self.results), summarize(results, self.settings.k))
+        return self._summary[1]
+
     def write_report(self) -> None:
         """The report JSON of the run: every figure of the summary, from the attempts' results.
 
@@ -299,7 +308,7 @@ class CallmState:
         profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
         self.run_dir.write_report({
             "model": self.settings.model, "k": self.settings.k,
-            "summary": summarize(results, self.settings.k).to_json(),
+            "summary": self.summary().to_json(),
             "usage": {"industries": {k: g.to_json() for k, g in groups.items()}, "total": total.to_json()}
                      if groups else None,
             "line_rates": realized_rates(turns, profile) if turns else None,
@@ -483,7 +492,7 @@ class CallmState:
                                         "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
         if not self.results:
             return
-        summary = summarize(self.results, self.settings.k)
+        summary = self.summary()
         terminalreporter.section("callm")
         width = shutil.get_terminal_size().columns
         terminalreporter.write(render(summary, self.settings.model or "?", width=width, color=terminalreporter.hasmarkup))

@@ -50,10 +50,12 @@ class RunDirError(Exception):
     pass
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically: a reader sees the old file or the new one, never half of one."""
+def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
+    """Write JSON atomically: a reader sees the old file or the new one, never half of one.
+    `indent=None` writes one line with the C encoder (indenting forces json's pure-Python one,
+    several times slower): for the trajectories, written once per attempt."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(redact.value(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(redact.value(data), indent=indent, ensure_ascii=False, sort_keys=True) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -229,7 +231,7 @@ class RunDir:
 
     def save_attempt(self, industry: str, task_id: str, attempt: int, record: dict[str, Any]) -> None:
         write_json(self.trajectory_path(industry, task_id, attempt),
-                   {"format": TRAJECTORY_FORMAT, "complete": True, **record})
+                   {"format": TRAJECTORY_FORMAT, "complete": True, **record}, indent=None)
 
     def load_attempt(self, industry: str, task_id: str, attempt: int) -> dict[str, Any] | None:
         """A complete saved attempt, or None (missing, torn or unfinished files count as missing)."""

@@ -7,11 +7,12 @@ aiohttp rather than httpx here: on this path a tool request costs about 1.5 ms w
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from pytest_callm.toolserver.calldb import CALL_ID_HEADER
+
+if TYPE_CHECKING:
+    import aiohttp
 
 
 class ToolServerError(Exception):
@@ -31,7 +32,13 @@ def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
 
 
 class ToolClient:
-    def __init__(self, base_url: str, timeout: float = 30.0):
+    def __init__(self, base_url: str, timeout: float = 30.0, connections: int = 64):
+        import aiohttp  # here, not at module import: aiohttp builds SSL contexts on import (0.3 s),
+        # which a process that never plays a call (--collect-only, a rescore) should not pay
+
+        self._aiohttp = aiohttp
+        self._errors = (aiohttp.ClientError, TimeoutError)
+        self._connections = connections
         self.base_url = base_url.rstrip("/")
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._http: aiohttp.ClientSession | None = None
@@ -39,8 +46,9 @@ class ToolClient:
     def _session(self) -> aiohttp.ClientSession:
         # Created lazily so it binds to the event loop that uses it.
         if self._http is None:
+            aiohttp = self._aiohttp
             self._http = aiohttp.ClientSession(self.base_url, timeout=self._timeout,
-                                               connector=aiohttp.TCPConnector(limit=64))
+                                               connector=aiohttp.TCPConnector(limit=self._connections))
         return self._http
 
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
@@ -60,7 +68,7 @@ class ToolClient:
             async with self._session().get("/health") as response:
                 response.raise_for_status()
                 return await response.json()
-        except (aiohttp.ClientError, TimeoutError) as e:
+        except self._errors as e:
             raise ToolServerError(f"tool server at {self.base_url} is not healthy: {e!r}") from e
 
     async def _send(self, method: str, path: str, call_id: str, body: str | None = None) -> Any:
@@ -71,7 +79,7 @@ class ToolClient:
             async with self._session().request(method, path, data=body, headers=headers) as response:
                 text = await response.text()
                 status = response.status
-        except (aiohttp.ClientError, TimeoutError) as e:
+        except self._errors as e:
             raise ToolServerError(f"{method} {self.base_url}{path} failed: {e!r}") from e
         try:
             payload = json.loads(text)
