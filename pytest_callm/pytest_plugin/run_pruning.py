@@ -15,20 +15,6 @@ import pytest
 RUNS_FOLDER = "callm-runs"
 
 
-def keep_runs_setting(config: pytest.Config) -> int | None:
-    raw = config.getoption("callm_keep_runs")
-    raw = raw if raw is not None else config.getini("callm_keep_runs")
-    if raw in (None, ""):
-        return None
-    try:
-        keep = int(raw)
-    except ValueError:
-        raise pytest.UsageError(f"--callm-keep-runs must be a whole number, got {raw!r}") from None
-    if keep < 1:
-        raise pytest.UsageError(f"--callm-keep-runs must be at least 1, got {keep}")
-    return keep
-
-
 def prune_runs(runs: Path, keep: int, current: Path | None = None) -> list[Path]:
     """Remove all but the `keep` newest runs under `runs` (never `current`); returns what was removed."""
     if not runs.is_dir():
@@ -54,7 +40,7 @@ class KeepLastRuns:
 
     def __init__(self, state):
         self.state = state  # the plugin's CallmState: settings, run directory
-        self.keep = keep_runs_setting(state.config)
+        self.keep = state.settings.keep_runs
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

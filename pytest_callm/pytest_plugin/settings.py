@@ -105,6 +105,7 @@ class Settings:
     rescore: Path | None = None
     keep_calls: bool = False
     shard: tuple[int, int] | None = None  # (I, N) of --callm-shard=I/N
+    keep_runs: int | None = None  # --callm-keep-runs=N: older folders of callm-runs/ pruned at the end
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -166,4 +167,5 @@ class Settings:
                    value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
-                   keep_calls=bool(value("keep-calls")), shard=shard(value("shard")))
+                   keep_calls=bool(value("keep-calls")), shard=shard(value("shard")),
+                   keep_runs=integer("keep-runs", None))
