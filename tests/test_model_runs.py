@@ -59,7 +59,9 @@ def model_project(pytester, agent_server, monkeypatch):
     """A project with the example pack and tasks, a test caller, and a model config `local` with prices."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_retry_backoff = 0.001\n")
+    # One call at a time: the scripted steps (errors, refusals) are taken by the requests in the order
+    # they come, so the attempt that meets them is known. test_concurrency.py plays calls together.
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_retry_backoff = 0.001\ncallm_concurrency = 1\n")
     pytester.makeconftest(CALLER_CONFTEST)
     write_config(pytester, "local", f'''
 model = "scripted"

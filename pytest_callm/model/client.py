@@ -28,6 +28,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 import openai
 
 from pytest_callm.model import quirks
@@ -154,8 +155,9 @@ class OpenAIChatModel:
     """One model config, one `AsyncOpenAI` client (created in the loop that first uses it)."""
 
     def __init__(self, config: ModelConfig, api_key: str | None, retry: RetryPolicy = RetryPolicy(),
-                 sampler: RequestSampler | None = None):
+                 sampler: RequestSampler | None = None, connections: int = 8):
         self.config = config
+        self.connections = connections  # the pool: as many as calls in flight, kept alive between requests
         redact.public_url(config.base_url)  # remembers a password written into the URL
         self.name = config.name
         self.api_key = api_key
@@ -165,7 +167,8 @@ class OpenAIChatModel:
 
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s,
+            limits = httpx2.Limits(max_connections=self.connections, max_keepalive_connections=self.connections)
+            http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s, limits=limits,
                                                   event_hooks={"request": [_mark_sent]})
             self._client = openai.AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,
                                               max_retries=0, timeout=self.retry.timeout_s, http_client=http)

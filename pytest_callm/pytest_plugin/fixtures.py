@@ -9,7 +9,8 @@ a part the pytest way: a fixture of the same name in its `conftest.py` (or test 
 
 Scopes keep a run fast: the event loop, tool server and model clients are per process (an xdist
 worker); the call's database, model state, caller and line are per attempt. For an attempt that is
-resumed or rescored nothing is played, and the per-attempt fixtures are None.
+resumed or rescored nothing is played, and the per-attempt fixtures are None; so they are for an
+attempt whose call was played ahead (`--callm-concurrency`, only when none of these is overridden).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def callm_runtime(request: pytest.FixtureRequest):
     """Per process (per xdist worker): plays, resumes or rescores attempts. Starts the event loop,
     tool server and model clients only when an attempt has to be played."""
     state = callm_state(request.config)
-    runner = AttemptRunner(state.make_runtime, state.run_dir, state.rescore_from)
+    runner = state.attempt_runner()
     yield runner
     try:
         state.keep_latency_sample(runner.latency_sample())
@@ -104,12 +105,18 @@ def callm_tool_server(callm_runtime: AttemptRunner):
     return callm_runtime.started().tools
 
 
-def _played(request: pytest.FixtureRequest, task: TaskAttempt, runner: AttemptRunner) -> bool:
-    """Whether this item plays its call (asked once per item: resuming reads the run directory)."""
-    cache = request.node.__dict__.setdefault(DEFAULTS, {})
+def will_play(item: pytest.Item, runner: AttemptRunner) -> bool:
+    """Whether the item's attempt is played (asked once per item: resuming reads the run directory)."""
+    cache = item.__dict__.setdefault(DEFAULTS, {})
     if "played" not in cache:
-        cache["played"] = runner.will_play(task.task, task.attempt)
+        attempt: TaskAttempt = item.callm_attempt
+        cache["played"] = runner.will_play(attempt.task, attempt.attempt)
     return cache["played"]
+
+
+def _played(request: pytest.FixtureRequest, task: TaskAttempt, runner: AttemptRunner) -> bool:
+    """Whether this item's fixtures play its call: not when it is resumed, rescored or played ahead."""
+    return will_play(request.node, runner) and not runner.in_flight.has(task.task, task.attempt)
 
 
 @pytest.fixture

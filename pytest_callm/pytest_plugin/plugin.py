@@ -32,6 +32,8 @@ from pytest_callm.runs.release import ReleaseCheck, check_release
 from pytest_callm.runs.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
                                        verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
+from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
+from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
 from pytest_callm.pytest_plugin.settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
@@ -127,6 +129,13 @@ class CallmState:
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
+        self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
+
+    def attempt_runner(self) -> AttemptRunner:
+        """This process's attempt runner (made on first need; it starts a runtime only to play)."""
+        if self.runner is None:
+            self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.settings.concurrency)
+        return self.runner
 
     @staticmethod
     def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
@@ -247,6 +256,8 @@ class CallmState:
             node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.runner is not None:  # closed by the callm_runtime fixture, unless no item set it up
+            self.runner.close()
         self.run_dir.unlock()
         if self.server is not None:
             self.server.stop()
@@ -273,7 +284,8 @@ class CallmState:
                        line_config=self.line_config,
                        line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
                        latency_sample=self.settings.latency_sample if self.settings.latency else 0,
-                       keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None)
+                       keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None,
+                       concurrency=self.settings.concurrency)
 
     def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
         if sample is None:
@@ -541,3 +553,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(state, STATE_PLUGIN)
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
+    if state.settings.model and state.settings.concurrency > 1:
+        config.pluginmanager.register(PlayAhead(state.settings.concurrency), PlayAhead.NAME)
+        config.pluginmanager.register(DeepQueueScheduler(state.settings.concurrency + 1), DeepQueueScheduler.NAME)

@@ -6,6 +6,8 @@
   with today's verifier and not played.
 - Rescored: `--callm-rescore=DIR` scores the trajectory saved in DIR; an attempt DIR lacks is an
   error, never a silent skip.
+- Played ahead: `play_ahead` starts calls of attempts that come later (up to `concurrency` in flight,
+  see `runs/in_flight.py`); each is saved as soon as it ends, and `play` hands it to its own attempt.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_callm.task.pack import Pack
+from pytest_callm.runs.in_flight import CallsInFlight
 from pytest_callm.runs.rundir import RunDir
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.task.task_file import Task
@@ -56,11 +59,13 @@ class Played:
 
 
 class AttemptRunner:
-    def __init__(self, make_runtime: Callable[[], Runtime], run_dir: RunDir | None, rescore_from: RunDir | None):
+    def __init__(self, make_runtime: Callable[[], Runtime], run_dir: RunDir | None, rescore_from: RunDir | None,
+                 concurrency: int = 1):
         self._make_runtime = make_runtime
         self.runtime: Runtime | None = None
         self.run_dir = run_dir
         self.rescore_from = rescore_from
+        self.in_flight = CallsInFlight(self, concurrency)
 
     def started(self) -> Runtime:
         """The runtime, started on first need (event loop, tool server, model clients)."""
@@ -76,8 +81,12 @@ class AttemptRunner:
 
     def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
              call_id: str | None = None, *, rerun: bool = True) -> Played:
-        """Play, resume or rescore one attempt; `who`, `call_id` and `rerun` go to `Runtime.play`."""
+        """Play, resume or rescore one attempt, or wait for its call played ahead; `who`, `call_id`
+        and `rerun` go to `Runtime.play`."""
         key = (task.industry, task.task_id, attempt)
+        ahead = self.in_flight.take(key)
+        if ahead is not None:
+            return ahead.result()
         if self.rescore_from is not None:
             saved = self.rescore_from.load_attempt(*key)
             if saved is None:
@@ -88,7 +97,16 @@ class AttemptRunner:
         if saved is not None:
             return self._score(task, pack, saved, "resumed")
         runtime = self.started()
-        trajectory = runtime.play(task, pack, attempt, who, call_id, rerun=rerun)
+        return self._played(task, pack, attempt, runtime.play(task, pack, attempt, who, call_id, rerun=rerun))
+
+    async def play_async(self, task: Task, pack: Pack, attempt: int, who: Participants) -> Played:
+        """Play one attempt on the runtime's loop (started already), scored and saved when it ends."""
+        trajectory = await self.runtime.play_async(task, pack, attempt, who)
+        return self._played(task, pack, attempt, trajectory)
+
+    def _played(self, task: Task, pack: Pack, attempt: int, trajectory: Trajectory) -> Played:
+        key = (task.industry, task.task_id, attempt)
+        runtime = self.runtime
         verdict = score(task, pack, trajectory)
         usage = runtime.usage(trajectory)
         if self.run_dir is not None:
@@ -108,4 +126,6 @@ class AttemptRunner:
 
     def close(self) -> None:
         if self.runtime is not None:
-            self.runtime.close()
+            self.in_flight.cancel()
+            runtime, self.runtime = self.runtime, None
+            runtime.close()

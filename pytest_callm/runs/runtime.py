@@ -1,8 +1,11 @@
 """What one pytest process (an xdist worker, or the only process) needs to run calls.
 
-One asyncio loop for the whole session (HTTP clients live in it), the tool server or a client to a
-running one, and the factory that builds the model, caller and line for an attempt. It knows
-nothing of pytest, so a script or an RL environment can drive attempts the same way.
+One asyncio loop for the whole session, in a thread of its own (HTTP clients live in it, and calls
+in flight make progress there while the caller's thread does other work), the tool server or a
+client to a running one, and the factory that builds the model, caller and line for an attempt.
+`play` plays one call and waits for it; `play_async` is the same call as a coroutine on that loop, so
+`submit` can keep several in flight. It knows nothing of pytest, so a script or an RL environment can
+drive attempts the same way.
 
 The model is the oracle (`oracle`) or the streaming client of a model config. Any other model
 plays against a caller: `caller_factory(task, pack, attempt)` may supply one per attempt (the plugin
@@ -15,7 +18,6 @@ rerun: nothing else can succeed either.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
 from collections.abc import Callable
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_callm.call.caller import Caller
 from pytest_callm.scoring.cost import attempt_usage
 from pytest_callm.call.engine import CallLimits, run_call
+from pytest_callm.runs.loop_thread import LoopThread
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.phone.line import CleanLine, Line, make_line
 from pytest_callm.phone.rewriter import misheard_rewriter
@@ -73,7 +76,7 @@ class Runtime:
                  caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
                  line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1,
-                 keep_calls: Path | None = None):
+                 keep_calls: Path | None = None, concurrency: int = 1):
         self.model_name = model_name
         self.line_spec = line
         self.limits = limits
@@ -90,13 +93,17 @@ class Runtime:
             from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
 
             sampler = RequestSampler(latency_sample) if latency_sample else None
-            self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler)
+            # A call has at most one request of each kind open at a time: pools of `concurrency`
+            # connections never make a call wait for another's.
+            pool = dict(connections=concurrency)
+            self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler, **pool)
             # The caller and the line's rewriter talk through the same client, at their own configs.
             if caller_config is not None:
-                self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy())
+                self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy(), **pool)
             if line_config is not None:
-                self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy())
-        self._runner = asyncio.Runner()
+                self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy(), **pool)
+        self.concurrency = concurrency
+        self._loop = LoopThread()
         if tool_server_url:
             self._server = None
         else:
@@ -104,10 +111,10 @@ class Runtime:
 
             self._server = ToolServer(packs, data_dir=keep_calls).start()
         self.tool_server_url = tool_server_url or self._server.url
-        self.tools = self._runner.run(self._connect())
+        self.tools = self.run(self._connect())
 
     async def _connect(self) -> ToolClient:
-        client = ToolClient(self.tool_server_url)
+        client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2))
         await client.health()
         return client
 
@@ -146,11 +153,20 @@ class Runtime:
         return self.play(task, pack, 1, Participants(model, ScriptedCaller(model), CleanLine()), rerun=False)
 
     def run(self, coro):
-        """Run a coroutine in this process's event loop (where the HTTP clients live)."""
-        return self._runner.run(coro)
+        """Run a coroutine in this process's event loop (where the HTTP clients live) and wait for it."""
+        return self._loop.run(coro)
+
+    def submit(self, coro):
+        """Start a coroutine in this process's event loop; its result arrives in the returned
+        `concurrent.futures.Future`."""
+        return self._loop.submit(coro)
+
+    def cancel_all(self) -> None:
+        """Cancel every call in flight and wait until each has removed its database."""
+        self._loop.cancel_all()
 
     def start_call(self, pack: Pack, call_id: str) -> None:
-        self._runner.run(self.tools.start_call(pack.name, call_id))
+        self.run(self.tools.start_call(pack.name, call_id))
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
@@ -158,7 +174,12 @@ class Runtime:
 
     def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
              call_id: str | None = None, *, rerun: bool = True) -> Trajectory:
-        """Play one call. `who` and `call_id` (the pytest fixtures' values) play the first run, and the
+        """Play one call and wait for it (`play_async` says how)."""
+        return self.run(self.play_async(task, pack, attempt, who, call_id, rerun=rerun))
+
+    async def play_async(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
+                         call_id: str | None = None, *, rerun: bool = True) -> Trajectory:
+        """Play one call, on this runtime's loop. `who` and `call_id` (the pytest fixtures' values) play the first run, and the
         owner of `call_id` removes its database. A rerun after an infrastructure failure needs a fresh
         model and caller: it builds the default ones (keeping `who.line`, which holds no state), and
         with `rerun=False` (a model or caller of the user's own) the call is not rerun."""
@@ -171,15 +192,15 @@ class Runtime:
             owned = not (first and call_id)
             this_call = make_call_id(task.task_id, attempt) if owned else call_id
             try:
-                trajectory = self._runner.run(run_call(
+                trajectory = await run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
-                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits))
+                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits)
             except ModelInfrastructureError as e:
                 failures.append(str(e))
                 continue
             finally:
                 if owned:
-                    self.forget_call(pack, this_call)
+                    await self._forget(pack, this_call)
             trajectory.reruns = run
             after = getattr(who.model, "after_call", None)
             if after is not None:
@@ -190,10 +211,13 @@ class Runtime:
 
     def forget_call(self, pack: Pack, call_id: str) -> None:
         """Remove the call's database once its final state is in the trajectory (unless kept)."""
+        self.run(self._forget(pack, call_id))
+
+    async def _forget(self, pack: Pack, call_id: str) -> None:
         if self.keep_calls is not None:
             return
         try:
-            self._runner.run(self.tools.remove_call(pack.name, call_id))
+            await self.tools.remove_call(pack.name, call_id)
         except ToolServerError:
             pass  # never started (the call failed before its first request), or the server is gone
 
@@ -211,11 +235,12 @@ class Runtime:
 
     def close(self) -> None:
         try:
-            self._runner.run(self.tools.aclose())
+            self.cancel_all()
+            self.run(self.tools.aclose())
             for client in (self.client, self.caller_client, self.line_client):
                 if client is not None:
-                    self._runner.run(client.aclose())
+                    self.run(client.aclose())
         finally:
-            self._runner.close()
+            self._loop.close()
             if self._server is not None:
                 self._server.stop()
