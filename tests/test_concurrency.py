@@ -1,0 +1,103 @@
+"""--callm-concurrency: calls played together in one process give the run a serial run gives.
+
+The scripted server plays an agent that follows the answer key of C2-E2 on every call, so the ten
+attempts of C2-E2 pass and the ten of C2-E1 (another task, same agent) fail: twenty attempts whose
+verdicts differ, played eight at a time against the real client, tool server and verifier.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
+
+FIRST, SECOND = "C2-E1", "C2-E2"  # collected in this order; the agent plays SECOND's key
+CALLER = '''
+from pytest_callm.call.caller import CallerTurn
+
+
+class FixedLineCaller:
+    async def respond(self, agent_said):
+        return CallerTurn("I'd like to book a check-up for my dog Biscuit, please.")
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return FixedLineCaller()
+'''
+RUN = ["--callm-model=scripted", "--callm-api-key-env=none", "--callm-attempts=10", "-p", "no:randomly"]
+
+
+@pytest.fixture
+def project(pytester, openai_server):
+    openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / SECOND / "task.json", EXAMPLE_PACK.parent), delay_ms=15)
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    for task in (FIRST, SECOND):
+        shutil.copytree(EXAMPLE_TASKS / task, pytester.path / "tasks" / "vet_clinic" / task)
+    pytester.makeconftest(CALLER)
+    pytester.makeini("[pytest]\ncallm_retry_backoff = 0.001\n")
+    RUN.append(f"--callm-base-url={openai_server.base_url}")
+    yield pytester
+    RUN.pop()
+
+
+def verdicts(run: Path) -> list[tuple]:
+    report = json.loads((run / "report.json").read_text())
+    return [(a["task_id"], a["attempt"], a["passed"], tuple(sorted(a["gates"].items()))) for a in report["attempts"]]
+
+
+def saved(run: Path) -> list[str]:
+    return sorted(p.name for p in (run / "trajectories").rglob("*.json"))
+
+
+def most_at_once(log: list[dict]) -> int:
+    """The most chat requests the server was answering at the same moment."""
+    edges = sorted([(r["start"], 1) for r in log] + [(r["end"], -1) for r in log])
+    level = peak = 0
+    for _, step in edges:
+        level += step
+        peak = max(peak, level)
+    return peak
+
+
+def test_twenty_attempts_eight_at_a_time_score_as_a_serial_run(project, openai_server):
+    serial = project.runpytest(*RUN, "--callm-concurrency=1", "--callm-out=serial")
+    serial.assert_outcomes(passed=10, failed=10)
+    assert most_at_once(openai_server.log) == 1
+    openai_server.log.clear()
+
+    together = project.runpytest(*RUN, "--callm-concurrency=8", "--callm-out=together", "-v")
+    together.assert_outcomes(passed=10, failed=10)
+    assert 4 <= most_at_once(openai_server.log) <= 8  # calls in flight together, never more than 8
+
+    openai_server.log.clear()
+
+    # Two workers, eight calls each: the controller keeps each worker's queue deep enough for that.
+    workers = project.runpytest_subprocess(*RUN, "--callm-concurrency=8", "--callm-out=workers", "-n", "2")
+    workers.assert_outcomes(passed=10, failed=10)
+    assert most_at_once(openai_server.log) >= 10
+
+    expected = verdicts(project.path / "serial")
+    assert [v[:3] for v in expected] == [(t, a, t == SECOND) for t in (FIRST, SECOND) for a in range(1, 11)]
+    assert verdicts(project.path / "together") == verdicts(project.path / "workers") == expected
+    assert saved(project.path / "together") == saved(project.path / "workers") == saved(project.path / "serial")
+    # Reported one by one, in order, each item with its own verdict.
+    together.stdout.fnmatch_lines([f"*{task}[[]attempt-{a}] {'PASSED' if task == SECOND else 'FAILED'}*"
+                                   for task in (FIRST, SECOND) for a in range(1, 11)])
+
+
+def test_a_stop_cancels_the_calls_in_flight_and_a_resume_plays_them(project, openai_server):
+    stopped = project.runpytest(*RUN, "--callm-concurrency=8", "--callm-out=run", "-x")
+    stopped.assert_outcomes(failed=1)  # the first attempt fails; -x stops there
+    kept = saved(project.path / "run")
+    assert 1 <= len(kept) <= 8  # only calls that ended were saved; the rest were cancelled
+
+    resumed = project.runpytest(*RUN, "--callm-concurrency=8", "--callm-resume=run")
+    resumed.assert_outcomes(passed=10, failed=10)
+    serial = project.runpytest(*RUN, "--callm-concurrency=1", "--callm-out=serial")
+    assert verdicts(project.path / "run") == verdicts(project.path / "serial")
+    assert len(saved(project.path / "run")) == 20
