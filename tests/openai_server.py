@@ -8,6 +8,7 @@ asks the answer-key agent (when the server was given a task), or says a default 
 A step is a dict:
     text, reasoning, tool_calls=[{"name", "arguments": dict or raw string}]  what the model writes
     delay_ms        before the first token (default: the server's delay_ms)
+    total_ms        from arrival to the finish chunk (default: the server's total_ms; 0: no wait)
     reasoning_ms    spent on reasoning before the first spoken token
     piece_chars     characters per streamed piece (default 4; tool arguments split the same way)
     usage           {"prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens"}
@@ -19,16 +20,17 @@ A step is a dict:
     keepalive_s     send only SSE comments (`: keep-alive`), every 50 ms, this long after the role chunk
     endless         after the role chunk, send text pieces every 10 ms and never finish
 
-Server-wide settings: `api_key` (401 for any other bearer token), `models` (404 for others),
-`require_user_first` (400 when the conversation does not open with a user message, as some
-providers do), `echo_auth` (every error message repeats the Authorization header, as careless
+Server-wide settings: `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
+token), `models` (404 for others), `require_user_first` (400 when the conversation does not open
+with a user message, as some providers do), `echo_auth` (every error message repeats the Authorization header, as careless
 gateways do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
 `caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
 `server.requests`). As a program (for `--callm-serve`):
     python tests/openai_server.py --port P [--model M] [--api-key K] [--delay-ms D]
-                                  [--task PATH --industries DIR] [--startup-s S] [--pidfile F]
+                                  [--total-ms T] [--task PATH --industries DIR] [--startup-s S]
+                                  [--pidfile F]
 """
 
 from __future__ import annotations
@@ -115,11 +117,13 @@ class ScriptCaller:
 
 
 class Behaviour:
-    def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, models=(DEFAULT_MODEL,),
+    def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, total_ms: float = 0.0,
+                 models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
                  require_user_first: bool = False, echo_auth: bool = False):
         self.api_key = api_key
         self.delay_ms = delay_ms
+        self.total_ms = total_ms
         self.models = list(models)
         self.agent = agent
         self.caller = caller
@@ -251,6 +255,7 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     if step.get("end_early"):
         record["end"] = time.perf_counter()
         return
+    await _until(record["start"] + step.get("total_ms", state.total_ms) / 1000)
     yield chunk({}, "tool_calls" if calls else "stop")
     u = step.get("usage", {})
     prompt = u.get("prompt_tokens", _estimate_tokens(body["messages"]) + _estimate_tokens(body.get("tools", [])))
@@ -348,6 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", action="append", default=[])
     parser.add_argument("--api-key")
     parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--total-ms", type=float, default=0.0, help="from a request's arrival to its finish")
     parser.add_argument("--task", type=Path, help="play this task's answer key")
     parser.add_argument("--industries", type=Path, help="the folder holding the task's pack")
     parser.add_argument("--startup-s", type=float, default=0.0, help="wait this long before listening")
@@ -362,7 +368,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(3)
     time.sleep(args.startup_s)
     agent = AnswerKeyAgent(args.task, args.industries) if args.task else None
-    state = Behaviour(api_key=args.api_key, delay_ms=args.delay_ms, models=args.model or [DEFAULT_MODEL],
+    state = Behaviour(api_key=args.api_key, delay_ms=args.delay_ms, total_ms=args.total_ms,
+                      models=args.model or [DEFAULT_MODEL],
                       agent=agent)
     config = uvicorn.Config(create_app(state), log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[_listen(args.port)])

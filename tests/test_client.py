@@ -45,6 +45,13 @@ def test_time_to_first_token_includes_the_servers_delay(openai_server):
     assert 150 <= reply.ttft_ms < 400  # the bound is loose for busy machines; see benchmarks/ttft_accuracy.py
 
 
+def test_a_reply_that_takes_its_total_time_still_times_only_the_first_token(openai_server):
+    started = time.perf_counter()
+    reply = ask(openai_server, {"text": "Hello there.", "delay_ms": 50, "total_ms": 400})
+    assert time.perf_counter() - started >= 0.4  # the finish chunk waited for the total
+    assert 50 <= reply.ttft_ms < 300 and reply.text == "Hello there."
+
+
 def test_reasoning_is_kept_apart_and_the_first_token_is_the_first_spoken_one(openai_server):
     reply = ask(openai_server, {"reasoning": "The caller gave a name; ask for the phone.", "reasoning_ms": 200,
                                 "text": "May I have your phone number?", "delay_ms": 0})

@@ -148,6 +148,15 @@ def is_clean(spec: str | None) -> bool:
     return (spec or "default").strip().lower() in ("clean", "off", "none")
 
 
+def warm_up(spec: str) -> None:
+    """Load what a line of this spec reads (the pronouncing dictionary, about half a second), so the
+    first call that mishears a name does not stall every call in flight beside it."""
+    if not is_clean(spec):
+        from pytest_callm.phone.sounds import sounds
+
+        sounds()
+
+
 def make_line(spec: str, task_id: str, attempt: int, caller_name: str | None = None, *,
               rewriter: Rewriter | None = None) -> Line:
     """The line for one attempt: `spec` is `clean` (no errors), `default` (the shipped profile) or

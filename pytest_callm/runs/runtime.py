@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from pathlib import Path
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from pytest_callm.scoring.cost import attempt_usage
 from pytest_callm.call.engine import CallLimits, run_call
 from pytest_callm.runs.loop_thread import LoopThread
 from pytest_callm.model.latency import RequestSampler
-from pytest_callm.phone.line import CleanLine, Line, make_line
+from pytest_callm.phone.line import CleanLine, Line, make_line, warm_up
 from pytest_callm.phone.rewriter import misheard_rewriter
 from pytest_callm.call.simulated_caller import SimulatedCaller
 from pytest_callm.model.protocol import Model, ModelInfrastructureError
@@ -87,31 +88,39 @@ class Runtime:
         self.client: OpenAIChatModel | None = None
         self.caller_client: OpenAIChatModel | None = None
         self.line_client: OpenAIChatModel | None = None
-        if model_name != ORACLE:
-            if model_config is None:
-                raise ValueError(f"model {model_name!r} needs a model config")
-            from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
-
-            sampler = RequestSampler(latency_sample) if latency_sample else None
-            # A call has at most one request of each kind open at a time: pools of `concurrency`
-            # connections never make a call wait for another's.
-            pool = dict(connections=concurrency)
-            self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler, **pool)
-            # The caller and the line's rewriter talk through the same client, at their own configs.
-            if caller_config is not None:
-                self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy(), **pool)
-            if line_config is not None:
-                self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy(), **pool)
         self.concurrency = concurrency
         self._loop = LoopThread()
-        if tool_server_url:
-            self._server = None
-        else:
-            from pytest_callm.toolserver.server import ToolServer  # FastAPI is imported only by processes that start one
+        self._server = None
+        # The tool server starts in its own process while this one imports the model client and loads
+        # the line's dictionary: the first call is seconds sooner.
+        with ThreadPoolExecutor(max_workers=1) as starter:
+            starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls)
+            if model_name != ORACLE:
+                if model_config is None:
+                    raise ValueError(f"model {model_name!r} needs a model config")
+                from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
 
-            self._server = ToolServer(packs, data_dir=keep_calls).start()
+                sampler = RequestSampler(latency_sample) if latency_sample else None
+                # A call has at most one request of each kind open at a time: pools of `concurrency`
+                # connections never make a call wait for another's.
+                pool = dict(connections=concurrency)
+                self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler, **pool)
+                # The caller and the line's rewriter talk through the same client, at their own configs.
+                if caller_config is not None:
+                    self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy(), **pool)
+                if line_config is not None:
+                    self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy(), **pool)
+                warm_up(line)
+            if starting is not None:
+                self._server = starting.result()
         self.tool_server_url = tool_server_url or self._server.url
         self.tools = self.run(self._connect())
+
+    @staticmethod
+    def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None):
+        from pytest_callm.toolserver.server import ToolServer  # FastAPI: only where a server starts
+
+        return ToolServer(packs, data_dir=keep_calls).start()
 
     async def _connect(self) -> ToolClient:
         client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2))
