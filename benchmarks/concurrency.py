@@ -84,8 +84,11 @@ def run(folder: Path, server: ScriptedServer, name: str, args: list[str], slots:
     if proc.returncode not in (0, 1):  # 1: the agent's lines fail the task's gates, as they should
         sys.exit(f"{name}: pytest exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     log = [r for r in server.log if r.get("end") is not None]
-    if len(log) != calls * REQUESTS_PER_CALL:
-        sys.exit(f"{name}: {len(log)} requests served, expected {calls * REQUESTS_PER_CALL}")
+    missing = calls * REQUESTS_PER_CALL - len(log)
+    if missing:  # e.g. workers whose tool server did not start in time on a crowded machine
+        unscored = [line for line in proc.stdout.splitlines() if "not scored" in line or "Error" in line][:3]
+        print(f"  {name}: {missing} of {calls * REQUESTS_PER_CALL} requests never made; pytest said:\n    "
+              + "\n    ".join(unscored), file=sys.stderr)
     first, last = min(r["start"] for r in log), max(r["end"] for r in log)
     served = sum(r["end"] - r["start"] for r in log)
     ttfts = [req["ttft_ms"] for path in out.rglob("trajectories/**/*.json")
@@ -93,7 +96,7 @@ def run(folder: Path, server: ScriptedServer, name: str, args: list[str], slots:
     return {"setup": name, "wall": wall, "ideal": calls * REQUESTS_PER_CALL * total_ms / 1000 / slots,
             "utilization": served / (slots * (last - first)), "first": first - started,
             "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "ttft_over": statistics.median(ttfts) - ttft_ms if ttfts else float("nan")}
+            "ttft_over": statistics.median(ttfts) - ttft_ms if ttfts else float("nan"), "missing": missing}
 
 
 def main() -> None:
@@ -120,10 +123,11 @@ def main() -> None:
             rows.append(run(folder, server, name, extra, slots, args.calls, args.ttft_ms, args.total_ms))
             r = rows[-1]
             print(f"  done: {name} in {r['wall']:.1f} s", file=sys.stderr, flush=True)
-    print(f"{'setup':<30} {'wall (ideal)':>14} {'utilization':>11} {'first req':>9} {'CPU':>7} {'TTFT - served':>13}")
+    print(f"{'setup':<30} {'wall (ideal)':>14} {'utilization':>11} {'first req':>9} {'CPU':>7} {'TTFT - served':>13}"
+          f" {'requests lost':>13}")
     for r in rows:
         print(f"{r['setup']:<30} {r['wall']:>6.1f} s ({r['ideal']:.0f} s) {r['utilization']:>11.2f} "
-              f"{r['first']:>7.1f} s {r['cpu']:>5.0f} s {r['ttft_over']:>10.1f} ms")
+              f"{r['first']:>7.1f} s {r['cpu']:>5.0f} s {r['ttft_over']:>10.1f} ms {r['missing']:>13}")
 
 
 if __name__ == "__main__":

@@ -101,3 +101,22 @@ def test_a_stop_cancels_the_calls_in_flight_and_a_resume_plays_them(project, ope
     serial = project.runpytest(*RUN, "--callm-concurrency=1", "--callm-out=serial")
     assert verdicts(project.path / "run") == verdicts(project.path / "serial")
     assert len(saved(project.path / "run")) == 20
+
+
+def test_by_default_32_calls_are_in_flight_in_the_run(project, openai_server):
+    result = project.runpytest(*RUN, "--callm-out=default")
+    result.assert_outcomes(passed=10, failed=10)
+    assert most_at_once(openai_server.log) >= 12  # all twenty start together in one process
+
+
+def test_the_default_shares_32_among_the_workers():
+    from pytest_callm.pytest_plugin.settings import default_concurrency
+
+    assert [default_concurrency(n) for n in (1, 2, 3, 32, 64)] == [32, 16, 10, 1, 1]
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_a_concurrency_that_is_not_a_positive_whole_number_is_a_usage_error(project, value):
+    result = project.runpytest(*RUN, f"--callm-concurrency={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-concurrency must be*"])

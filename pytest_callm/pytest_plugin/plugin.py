@@ -35,7 +35,7 @@ from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
-from pytest_callm.pytest_plugin.settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
+from pytest_callm.pytest_plugin.settings import Settings, default_concurrency, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
     callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
@@ -130,11 +130,20 @@ class CallmState:
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
         self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
+        self.concurrency = self.settings.concurrency or default_concurrency(self.workers())
+
+    def workers(self) -> int:
+        """How many processes play the run's attempts (xdist workers, or this one)."""
+        worker = getattr(self.config, "workerinput", None)
+        if worker is not None:
+            return int(worker.get("workercount", 1))
+        dist = self.config.getoption("dist", "no")
+        return int(self.config.getoption("numprocesses", None) or 1) if dist != "no" else 1
 
     def attempt_runner(self) -> AttemptRunner:
         """This process's attempt runner (made on first need; it starts a runtime only to play)."""
         if self.runner is None:
-            self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.settings.concurrency)
+            self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.concurrency)
         return self.runner
 
     @staticmethod
@@ -285,7 +294,7 @@ class CallmState:
                        line_api_key=self._key_of(self.line_config, "line-model", None) if self.line_config else None,
                        latency_sample=self.settings.latency_sample if self.settings.latency else 0,
                        keep_calls=self.run_dir.path / "calls" if self.settings.keep_calls else None,
-                       concurrency=self.settings.concurrency)
+                       concurrency=self.concurrency)
 
     def keep_latency_sample(self, sample: dict[str, Any] | None) -> None:
         if sample is None:
@@ -553,6 +562,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(state, STATE_PLUGIN)
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
-    if state.settings.model and state.settings.concurrency > 1:
-        config.pluginmanager.register(PlayAhead(state.settings.concurrency), PlayAhead.NAME)
-        config.pluginmanager.register(DeepQueueScheduler(state.settings.concurrency + 1), DeepQueueScheduler.NAME)
+    if state.settings.model and state.concurrency > 1:
+        config.pluginmanager.register(PlayAhead(state.concurrency), PlayAhead.NAME)
+        config.pluginmanager.register(DeepQueueScheduler(state.concurrency + 1), DeepQueueScheduler.NAME)

@@ -14,17 +14,23 @@ import pytest
 # category, so never a model under test. One fixed caller keeps rows comparable; named in the README.
 DEFAULT_CALLER_MODEL = "gpt-5"
 
-# Calls in flight per process. A call waits on the network almost all the time, so one process keeps
-# many busy; `-n` only spreads the CPU work. Total in flight: workers x this.
-DEFAULT_CONCURRENCY = 8
+# Calls in flight in a run, unless --callm-concurrency says otherwise: shared among the processes
+# (32 // workers each, at least one), so `-n` only spreads the CPU work and `-n 32` keeps the 32 in
+# flight it always meant. A call waits on the network almost all the time: one process keeps many busy.
+DEFAULT_IN_FLIGHT = 32
+
+
+def default_concurrency(workers: int) -> int:
+    return max(1, DEFAULT_IN_FLIGHT // max(workers, 1))
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [
     ("model", str, None, "model under test: `oracle` (replays every answer key, offline), the name of a model "
                          "config (bundled or --callm-model-configs), or else any OpenAI model id, e.g. gpt-4.1-mini"),
     ("attempts", int, 5, "attempts per task (default 5)"),
-    ("concurrency", int, DEFAULT_CONCURRENCY,
-     f"calls in flight in each process (default {DEFAULT_CONCURRENCY}); with -n, each worker has this many"),
+    ("concurrency", int, None,
+     f"calls in flight in each process (each xdist worker); default: {DEFAULT_IN_FLIGHT} in the run, "
+     f"shared among the workers"),
     ("k", int, None, "k of pass^k (default: the number of attempts)"),
     ("tool-server", str, None, "URL of a running tool server to use instead of starting one per worker"),
     ("base-url", str, None, "base URL of the model's OpenAI-compatible API (overrides the model config's)"),
@@ -112,7 +118,7 @@ class Settings:
     keep_calls: bool = False
     shard: tuple[int, int] | None = None  # (I, N) of --callm-shard=I/N
     keep_runs: int | None = None  # --callm-keep-runs=N: older folders of callm-runs/ pruned at the end
-    concurrency: int = DEFAULT_CONCURRENCY  # calls in flight per process
+    concurrency: int | None = None  # calls in flight per process; None: default_concurrency(workers)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -175,4 +181,4 @@ class Settings:
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
                    keep_calls=bool(value("keep-calls")), shard=shard(value("shard")),
-                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", DEFAULT_CONCURRENCY))
+                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", None))
