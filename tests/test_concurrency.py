@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +124,32 @@ def test_a_concurrency_that_is_not_a_positive_whole_number_is_a_usage_error(proj
     result = project.runpytest(*RUN, f"--callm-concurrency={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--callm-concurrency must be*"])
+
+
+def test_a_refused_key_stops_the_run_and_cancels_the_calls_in_flight(project, openai_server):
+    openai_server.reset(api_key="sk-the-right-one")
+    result = project.runpytest(*RUN, "--callm-concurrency=8")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    text = result.stdout.str() + result.stderr.str()
+    assert text.count("callm stopped the run: the model server at") == 1
+    assert len(openai_server.log) <= 8  # the first request of each call in flight, and no more
+
+
+def test_ctrl_c_cancels_the_calls_in_flight_and_a_resume_finishes_the_run(project, openai_server):
+    openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / SECOND / "task.json", EXAMPLE_PACK.parent), delay_ms=60)
+    run = project.path / "run"
+    cmd = [sys.executable, "-m", "pytest", "-q", *RUN, "--callm-concurrency=8", f"--callm-out={run}"]
+    proc = subprocess.Popen(cmd, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not (run / "trajectories").exists() or not saved(run):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before any call was saved"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, out
+    assert "KeyboardInterrupt" in out
+    assert 1 <= len(saved(run)) < 20
+
+    resumed = project.runpytest(*RUN, "--callm-concurrency=8", f"--callm-resume={run}")
+    resumed.assert_outcomes(passed=10, failed=10)
+    assert len(saved(run)) == 20
