@@ -76,9 +76,12 @@ def run(folder: Path, server: ScriptedServer, name: str, args: list[str], slots:
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
            "--callm-model=scripted", f"--callm-base-url={server.base_url}", "--callm-api-key-env=none",
            f"--callm-out={out}", *args]
+    # Bytecode cached as on a usual install (some sandboxes set PYTHONDONTWRITEBYTECODE, and every
+    # process, worker and tool server would then compile pytest, hypothesis and the plugin afresh).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):  # 1: the agent's lines fail the task's gates, as they should
@@ -119,6 +122,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer(delay_ms=args.ttft_ms, total_ms=args.total_ms) as server:
         folder = Path(tmp)
         project(folder, args.calls)
+        warm = [sys.executable, "-m", "pytest", "--co", "-q", "--callm-model=oracle", str(folder)]
+        subprocess.run(warm, capture_output=True, env={k: v for k, v in os.environ.items()
+                                                      if k != "PYTHONDONTWRITEBYTECODE"})  # caches bytecode
         for name, extra in setups:
             rows.append(run(folder, server, name, extra, slots, args.calls, args.ttft_ms, args.total_ms))
             r = rows[-1]

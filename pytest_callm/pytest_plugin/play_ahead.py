@@ -1,8 +1,8 @@
 """--callm-concurrency=N: up to N calls in flight in each process, while pytest runs one item at a time.
 
 Before each item runs, the attempts this process runs next are found (the session's items in order,
-or the xdist worker's queue) and the first N are handed to `CallsInFlight.play_ahead`: their calls
-start on the runtime's loop. Each item then takes its own call's result, so items are still reported
+or the xdist worker's queue) and handed to `CallsInFlight.play_ahead`: their calls start on the
+runtime's loop, N at a time. Each item then takes its own call's result, so items are still reported
 one by one, in order, with their own verdicts, and -x, --maxfail and Ctrl-C stop the run as usual:
 the calls still in flight are cancelled when the test loop ends, and a resumed run plays them.
 
@@ -11,8 +11,10 @@ fixtures (`callm_model`, `callm_caller`, `callm_line`, `callm_call_db`, ...) are
 whose attempt is played (not resumed or rescored). Any other item plays its own call as before, while
 the calls played ahead go on.
 
+The calls started are those of the next 2N items at most, N running at a time: a call that ends frees
+its slot for the next item's call at once, while pytest may still be waiting on an earlier, slower one.
 Under xdist the controller deals items to workers a few at a time; `DeepQueues` keeps every worker's
-queue at least N + 1 deep, so a worker knows enough of what comes next to keep N calls in flight.
+queue at least 2N deep, so a worker knows enough of what comes next to keep N calls in flight.
 """
 
 from __future__ import annotations
@@ -73,13 +75,14 @@ class PlayAhead:
 
     def __init__(self, size: int):
         self.size = size
+        self.lookahead = 2 * size
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem) -> None:
-        state = callm_state(item.config)
-        runner = state.attempt_runner()
-        window = upcoming_items(item, self.size)
-        runner.in_flight.play_ahead([ahead_entry(it, runner) for it in window])
+        runner = callm_state(item.config).attempt_runner()
+        # Looking further than N ahead lets a call start as soon as another ends, even while this
+        # item's call, the one pytest waits on, is still running.
+        runner.in_flight.play_ahead(lambda: [ahead_entry(it, runner) for it in upcoming_items(item, self.lookahead)])
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session):
@@ -97,15 +100,17 @@ def deep_queues(config: pytest.Config, log, depth: int):
     from xdist.scheduler import LoadScheduling
 
     class DeepQueues(LoadScheduling):
-        def _top_up(self, node) -> None:
-            short = depth - len(self.node2pending[node])
+        def _top_up(self, node, target: int = depth) -> None:
+            short = target - len(self.node2pending[node])
             if self.pending and short > 0 and not node.shutting_down:
                 self._send_tests(node, short)
 
         def schedule(self) -> None:
             super().schedule()
+            # The first deal: an even share each, up to `depth` (the rest as workers need more).
+            share = -(-len(self.collection or ()) // max(len(self.nodes), 1))
             for node in self.nodes:
-                self._top_up(node)
+                self._top_up(node, min(depth, share))
 
         def check_schedule(self, node, duration: float = 0) -> None:
             self._top_up(node)

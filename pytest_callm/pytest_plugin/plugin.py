@@ -564,4 +564,4 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
     if state.settings.model and state.concurrency > 1:
         config.pluginmanager.register(PlayAhead(state.concurrency), PlayAhead.NAME)
-        config.pluginmanager.register(DeepQueueScheduler(state.concurrency + 1), DeepQueueScheduler.NAME)
+        config.pluginmanager.register(DeepQueueScheduler(2 * state.concurrency), DeepQueueScheduler.NAME)
