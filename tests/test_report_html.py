@@ -22,6 +22,7 @@ import pytest
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
 from pytest_callm.runs.report_html import main, render_report, write_html_report
+from pytest_callm.runs.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
 SECRET_VAR = "CALLM_TEST_SECRET"
@@ -51,10 +52,11 @@ def failing_run(oracle_run, tmp_path_factory) -> Path:
     (S-106, not the earliest S-101), rescored into a new folder with today's verifier."""
     base = tmp_path_factory.mktemp("failing")
     played = base / "played"
-    shutil.copytree(oracle_run / "trajectories", played / "trajectories")
+    for part in ("trajectories", "seeds"):
+        shutil.copytree(oracle_run / part, played / part)
     shutil.copy(oracle_run / "manifest.json", played / "manifest.json")
     path = played / "trajectories/vet_clinic/C2-E2/attempt-2.json"
-    saved = json.loads(path.read_text())
+    saved = RunDir(played).read_attempt(path)  # its final state in full, written back so (still readable)
     trajectory = saved["trajectory"]
     call = next(c for c in trajectory["tool_calls"] if c["name"] == "book_appointment")
     call["arguments"]["slot_id"] = "S-106"

@@ -53,7 +53,7 @@ from pytest_callm.model import redact as secrets_out
 from pytest_callm.runs.compare import line_name
 from pytest_callm.normalize import normalize
 from pytest_callm.task.pack import Pack, PackError, default_industries, discover_packs, load_pack
-from pytest_callm.runs.rundir import TRAJECTORY_FORMAT, RunDir, pack_hash
+from pytest_callm.runs.rundir import RunDir, pack_hash
 
 PAGE_NAME = "report.html"
 GATES = ("tools", "handoff", "database")
@@ -181,15 +181,7 @@ def _read_json(path: Path) -> Any:
 
 def _saved_attempts(root: Path) -> list[dict[str, Any]]:
     """Every complete trajectory file under `root`/trajectories."""
-    out = []
-    for path in sorted((root / "trajectories").glob("*/*/attempt-*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            continue
-        if data.get("format") == TRAJECTORY_FORMAT and data.get("complete"):
-            out.append(data)
-    return out
+    return RunDir(root).saved_attempts()
 
 
 class Packs:
