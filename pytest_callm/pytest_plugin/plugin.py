@@ -33,6 +33,7 @@ from pytest_callm.runs.rundir import (RunDir, RunDirError, default_run_dir, line
                                        verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.runs.runtime import Runtime
+from pytest_callm.runs.task_pages import TaskPages
 from pytest_callm.pytest_plugin.settings import Settings, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
@@ -127,6 +128,7 @@ class CallmState:
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
+        self.task_pages: TaskPages | None = None  # writes each task's page once all its attempts are in
 
     @staticmethod
     def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
@@ -316,7 +318,8 @@ class CallmState:
         })
         from pytest_callm.runs.report_html import write_html_report  # Jinja2 is only needed here
 
-        write_html_report(self.run_dir.path, self.settings.industries)
+        write_html_report(self.run_dir.path, self.settings.industries,
+                          written=self.task_pages.written if self.task_pages is not None else ())
 
     def writes_report(self) -> bool:
         """Whether this process writes the run's report at session finish (the controller, after a run)."""
@@ -386,13 +389,16 @@ class CallmState:
         if not ids or self.lists_only():
             return
         files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
-        packs = {}
+        packs, tasks = {}, {}
         for f in files:
             try:
-                _, _, pack = load_task(f, self.packs)
+                _, task, pack = load_task(f, self.packs)
             except (TaskError, PackError):
                 continue  # reported as that file's collection error
             packs[pack.name] = pack
+            tasks[str(f.relative_to(self.config.rootpath))] = (task.industry, task.task_id)
+        self.task_pages = TaskPages.for_items(self.run_dir.path, self.settings.industries, self.settings.model,
+                                              self.settings.k, ids, tasks)
         manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
@@ -441,6 +447,8 @@ class CallmState:
             payload = self._crashed(report.nodeid)  # xdist's report of a worker that died mid-attempt
         if payload is not None and not hasattr(self.config, "workerinput"):
             self.results.append(payload)
+            if self.task_pages is not None:
+                self.task_pages.add(payload)
             self._progress()
 
     def _crashed(self, nodeid: str) -> dict[str, Any] | None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import math
 import os
@@ -44,7 +45,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 import jinja2
 from markupsafe import escape
@@ -629,12 +630,13 @@ def failing_sentence(gates: dict[str, bool]) -> str:
 
 
 class Builder:
-    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None):
+    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None, report: dict[str, Any] | None = None):
+        """`report`: the run's results so far, for a page written before report.json (task_pages.py)."""
         self.run_dir = Path(run_dir)
         if not self.run_dir.is_dir():
             raise ReportError(f"{self.run_dir} is not a folder")
         self.manifest = _read_json(self.run_dir / "manifest.json")
-        self.report = _read_json(self.run_dir / "report.json")
+        self.report = report if report is not None else _read_json(self.run_dir / "report.json")
         self.notes: list[str] = []
         self.source = self.run_dir
         self.rescored = False
@@ -752,7 +754,9 @@ class Builder:
         packs = self.packs([Path(path)] if path else [])
         pack = packs.get(industry)
         note = self.pack_note(industry, pack, packs)
-        raw, task, problem = load_task_file(Path(path) if path else None, pack)
+        in_full = full or any(a.get("passed") is not True for a in attempts)
+        # A task only summarised needs its file's title, not the task built (and validated) from it.
+        raw, task, problem = load_task_file(Path(path) if path else None, pack if in_full else None)
         page = task_page(self.page_name, industry, task_id)
         views = []
         for a in attempts:
@@ -874,7 +878,9 @@ class Builder:
 
 # --- rendering ---------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """The templates' environment, made (and its templates compiled) once a process."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("pytest_callm.runs", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(show=show, pct=pct, ms=ms, usd=usd, num=count)
@@ -889,8 +895,8 @@ def render_report(run_dir: Path, packs_dirs: list[Path] | None = None, page_name
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
-def render_task_page(builder: "Builder", industry: str, task_id: str, env: jinja2.Environment | None = None) -> str:
-    page = (env or environment()).get_template("task.html.j2").render(**builder.build_task(industry, task_id))
+def render_task_page(builder: "Builder", industry: str, task_id: str) -> str:
+    page = environment().get_template("task.html.j2").render(**builder.build_task(industry, task_id))
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
@@ -911,50 +917,30 @@ def _write_page(path: Path, page: str) -> None:
         raise
 
 
-def write_task_pages(run_dir: Path, packs_dirs: list[Path] | None, page: Path,
-                     keys: list[tuple[str, str]]) -> list[Path]:
-    """Write the pages of these tasks beside `page` (one process's share of them)."""
-    builder = Builder(Path(run_dir), packs_dirs)
-    builder.page_name = page.name
-    env = environment()
+def write_task_pages(builder: "Builder", page: Path, keys: list[tuple[str, str]]) -> list[Path]:
+    """Write the pages of these (industry, task) beside the main `page`; returns their paths."""
     written = []
     for industry, task_id in keys:
         path = page.parent / task_page(page.name, industry, task_id)
-        _write_page(path, render_task_page(builder, industry, task_id, env))
+        _write_page(path, render_task_page(builder, industry, task_id))
         written.append(path)
     return written
 
 
-TASKS_PER_PROCESS = 12  # fewer tasks than this a process: the pages are written here, one after another
-MP_START = "spawn"
-
-
 def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, out: Path | None = None,
-                      processes: int | None = None) -> Path:
-    """Write the run's report: the main page (by default `<run_dir>/report.html`) and each task's page
-    beside it (`report/<industry>/<task>.html`), in a pool of `processes` (default: one a CPU, at most
-    8) when the run has enough tasks to pay for starting them. Returns the main page's path."""
+                      written: Collection[tuple[str, str]] = ()) -> Path:
+    """Write the run's report: the main page (by default `<run_dir>/report.html`) and the page of each
+    (industry, task) beside it (`report/<industry>/<task>.html`), but those `written` during the run
+    already (task_pages.py). Returns the main page's path."""
     path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
     builder = Builder(Path(run_dir), packs_dirs)
     builder.page_name = path.name
     _write_page(path, strike_secrets(environment().get_template("report.html.j2").render(**builder.build()),
                                      secret_variables(builder.manifest)))
-    keys = list(builder.grouped())
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    n = processes or min(cpus, 8, len(keys) // TASKS_PER_PROCESS)
-    if n <= 1:
-        written = write_task_pages(Path(run_dir), packs_dirs, path, keys)
-    else:
-        from concurrent.futures import ProcessPoolExecutor
-        import multiprocessing
-
-        # spawn, not fork: the process writing the report may hold threads (xdist's, the tool server's).
-        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context(MP_START)) as pool:
-            shares = [keys[i::n] for i in range(n)]
-            written = [p for part in pool.map(write_task_pages, [Path(run_dir)] * n, [packs_dirs] * n,
-                                              [path] * n, shares) for p in part]
-    folder = path.parent / Path(path.name).stem
-    for old in set(folder.glob("*/*.html")) - set(written):  # pages of tasks this run no longer has
+    skip = set(written)
+    pages = write_task_pages(builder, path, [key for key in builder.grouped() if key not in skip])
+    pages += [path.parent / task_page(path.name, *key) for key in skip]
+    for old in set((path.parent / path.stem).glob("*/*.html")) - set(pages):  # tasks the run no longer has
         old.unlink()
     return path
 
