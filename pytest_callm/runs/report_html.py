@@ -1,35 +1,46 @@
-"""The HTML report of a run: one static page a person opens to see how a model did and why a call failed.
+"""The HTML report of a run: pages a person opens to see how a model did and why a call failed.
 
     callm report RUN_DIR [--industries DIR] [-o PAGE]      ->  RUN_DIR/report.html
+                                                               RUN_DIR/report/<industry>/<task>.html
 
-The page is made with Jinja2 (autoescape on: every value from a run is escaped) from the run
+The pages are made with Jinja2 (autoescape on: every value from a run is escaped) from the run
 directory alone: `report.json` for the figures, `manifest.json` for the settings, and the trajectory
-file of every attempt for what happened in it. It needs no server and loads nothing: the CSS is
-inline, the handoff graphs are inline SVG, and the only interactive parts are <details> elements.
+files for what happened in each attempt. They need no server and load nothing: the CSS is inline,
+the handoff graphs are inline SVG, links are relative, and the only interactive parts are <details>.
 
-What it shows:
+The main page (`report.html`, report.html.j2) stays light however long the run:
 
 - an overview table per industry, category and difficulty (tasks, attempts, pass@1 and pass^k, with
   the bootstrap intervals where the summary has them), the gate failures and the unscored attempts;
 - the model, caller and line settings of the manifest (the names of the key variables, never a key);
-- one section per task, failing tasks first; in it one block per attempt, failing attempts first and
-  open, passing ones collapsed: the combined verdict and the three gates, expected against actual
-  tool calls with the differing arguments marked (the results in a collapsible block), the expected
-  and the actual handoff path drawn on the industry's handoff graph, the database rows that differ,
-  the transcript with what the caller said beside what the agent heard (recognizer errors marked),
-  and the attempt's tokens, cost and latency.
+- a table of the tasks, failing ones first, each linking to its section or its page;
+- a section per task with an attempt that failed or was not scored, holding those attempts in full;
+- one line per passing attempt (its gates; requests, TTFT, tokens and cost when the run has usage),
+  read from report.json alone, linking to the attempt on its task's page.
+
+A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) holds every
+attempt of the task in full, failing ones first and open, passing ones collapsed. An attempt in full
+is one macro (macros.html.j2) on either page: the combined verdict and the three gates, expected
+against actual tool calls with the differing arguments marked (the results in a collapsible block),
+the expected and the actual handoff path drawn on the industry's handoff graph, the database rows
+that differ, the transcript with what the caller said beside what the agent heard (recognizer errors
+marked), and the attempt's tokens, cost and latency.
+
+During a run the task pages are written as each task's attempts all arrive (task_pages.py); at the
+end `write_html_report` writes the main page and the task pages not written yet. `callm report` and
+`callm merge` write every page.
 
 The handoff graph comes from the task's industry pack: from `packs_dirs` when given, else from the
 `industries/` folders (and a pyproject's `callm_industries`) above the task files and the run
 directory. Without the pack the paths are listed as plain text.
 
-A rescored run (`--callm-rescore`) keeps no trajectories of its own: the page reads those of the run
-it rescored, and verifies them again with today's verifier (the figures of its report.json came from
+A rescored run (`--callm-rescore`) keeps no trajectories of its own: the pages read those of the run
+it rescored, and verify them again with today's verifier (the figures of its report.json came from
 that verifier, not from the verdicts stored with the original run).
 
 Secrets: the settings are shown with any key-like field blanked, and the values of the environment
-variables the manifest names (`api_key_env`, ...) are struck from the finished page, should a key have
-found its way into a transcript or a tool result.
+variables the manifest names (`api_key_env`, ...) are struck from every finished page, should a key
+have found its way into a transcript or a tool result.
 """
 
 from __future__ import annotations
