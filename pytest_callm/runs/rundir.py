@@ -177,6 +177,7 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 class RunDir:
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._seeds_saved: set[tuple[str, str]] = set()  # (industry, seed id) known to be on disk
 
     @property
     def manifest_path(self) -> Path:
@@ -249,7 +250,8 @@ class RunDir:
         if seed is not None and "final_state" in trajectory:
             diff = compress(seed, trajectory["final_state"], keys)
             if diff is not None:
-                self._save_seed(industry, seed)  # before the attempt: no saved attempt lacks its seed
+                # Under the industry `expand` reads it from; before the attempt: no saved attempt lacks its seed.
+                self._save_seed(trajectory.get("industry") or industry, seed)
                 trajectory = {k: v for k, v in trajectory.items() if k != "final_state"}
                 record = {**record, "trajectory": {**trajectory, "final_state_diff": diff}}
         write_json(self.trajectory_path(industry, task_id, attempt),
@@ -259,13 +261,12 @@ class RunDir:
         return self.path / "seeds" / industry / f"{seed_id}.json"
 
     def _save_seed(self, industry: str, seed: tuple[str, dict[str, Any]]) -> None:
-        saved = self.__dict__.setdefault("_seeds_saved", set())
-        if (industry, seed[0]) in saved:
+        if (industry, seed[0]) in self._seeds_saved:
             return
         path = self.seed_path(industry, seed[0])
         if not path.is_file():  # a racing worker writes the same bytes: either rename wins whole
             write_json(path, seed[1], indent=None)
-        saved.add((industry, seed[0]))
+        self._seeds_saved.add((industry, seed[0]))
 
     def _seed(self, industry: str, seed_id: str) -> dict[str, Any]:
         return _read_seed(str(self.seed_path(industry, seed_id)))
