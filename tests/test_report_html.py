@@ -331,3 +331,16 @@ def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path,
     assert shot.is_file() and shot.stat().st_size > 10_000
     assert png_size(shot) == (1280, 2400)
     request.node.user_properties.append(("screenshot", str(shot)))
+
+
+def test_every_template_of_the_pages_ships_in_the_package():
+    """The pages are drawn from several templates: each must match pyproject's package data, or an
+    installed (not editable) package would render no page."""
+    import fnmatch
+    import tomllib
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["pytest_callm"]
+    templates = REPO / "pytest_callm" / "runs" / "templates"
+    names = [str(p.relative_to(REPO / "pytest_callm")) for p in templates.iterdir() if p.is_file()]
+    assert len(names) >= 5
+    assert all(any(fnmatch.fnmatch(n, g) for g in globs) for n in names), names
