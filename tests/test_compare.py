@@ -14,7 +14,7 @@ from conftest import EXAMPLE_TASKS, REPO
 from pytest_callm.runs import compare
 from pytest_callm.scoring.cost import usage_group
 from pytest_callm.scoring.metrics import summarize
-from pytest_callm.runs.rundir import FORMAT, REPORT_FORMAT, write_json
+from pytest_callm.runs.rundir import FORMAT, REPORT_FORMAT, RunDir, write_json
 
 WIDTH = 160
 
@@ -27,7 +27,7 @@ def pytest_run(*args: str) -> None:
 
 def set_status(run: Path, task: str, attempt: int, row_id: int, status: str) -> None:
     path = run / "trajectories" / "vet_clinic" / task / f"attempt-{attempt}.json"
-    saved = json.loads(path.read_text())
+    saved = RunDir(run).read_attempt(path)  # its final state in full, written back so (still readable)
     row = next(r for r in saved["trajectory"]["final_state"]["appointments"] if r["id"] == row_id)
     row["status"] = status
     path.write_text(json.dumps(saved))

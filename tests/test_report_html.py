@@ -22,6 +22,7 @@ import pytest
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
 from pytest_callm.runs.report_html import main, render_report, write_html_report
+from pytest_callm.runs.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
 SECRET_VAR = "CALLM_TEST_SECRET"
@@ -51,10 +52,11 @@ def failing_run(oracle_run, tmp_path_factory) -> Path:
     (S-106, not the earliest S-101), rescored into a new folder with today's verifier."""
     base = tmp_path_factory.mktemp("failing")
     played = base / "played"
-    shutil.copytree(oracle_run / "trajectories", played / "trajectories")
+    for part in ("trajectories", "seeds"):
+        shutil.copytree(oracle_run / part, played / part)
     shutil.copy(oracle_run / "manifest.json", played / "manifest.json")
     path = played / "trajectories/vet_clinic/C2-E2/attempt-2.json"
-    saved = json.loads(path.read_text())
+    saved = RunDir(played).read_attempt(path)  # its final state in full, written back so (still readable)
     trajectory = saved["trajectory"]
     call = next(c for c in trajectory["tool_calls"] if c["name"] == "book_appointment")
     call["arguments"]["slot_id"] = "S-106"
@@ -68,35 +70,63 @@ def failing_run(oracle_run, tmp_path_factory) -> Path:
     return out
 
 
+def task_page(run: Path, task: str, page: str = "report") -> str:
+    return (run / page / "vet_clinic" / f"{task}.html").read_text(encoding="utf-8")
+
+
+def attempt_links(page: str) -> list[str]:
+    """The passing attempts' lines of a main page: links to an attempt on its task's page."""
+    return re.findall(r'<a href="(report/vet_clinic/[^"#]+\.html#vet_clinic-[^"]+-attempt-\d)">', page)
+
+
 def test_the_page_of_an_oracle_run_shows_every_task_passing(oracle_run):
     page_path = write_html_report(oracle_run)
     assert page_path == oracle_run / "report.html"
     page = page_path.read_text(encoding="utf-8")
-    assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
-    for task in sorted(p.name for p in EXAMPLE_TASKS.iterdir() if (p / "task.json").is_file()):
-        assert f'id="vet_clinic-{task}"' in page
+    tasks = sorted(p.name for p in EXAMPLE_TASKS.iterdir() if (p / "task.json").is_file())
     assert "<b>0</b> failing attempts" in page
     assert "100.0%" in page and "[100.0, 100.0]" in page  # pass@1, pass^k and their intervals
     assert 'class="badge fail"' not in page
-    assert page.count('<details class="attempt pass"') == 40
-    assert not re.search(r'<details class="attempt[^>]*open>', page)  # passing attempts collapsed
-    assert page.count("<svg") == 2 * 40  # expected and actual path on the pack's graph, per attempt
+    # The main page: a line per passing attempt, linking to the attempt on its task's page.
+    assert "<details class=\"attempt" not in page and "<svg" not in page
+    links = attempt_links(page)
+    assert sorted(links) == sorted(f"report/vet_clinic/{t}.html#vet_clinic-{t}-attempt-{n}" for t in tasks
+                                   for n in range(1, 6))
+    for link in links:
+        target, anchor = link.split("#")
+        assert f'id="{anchor}"' in (oracle_run / target).read_text(encoding="utf-8")
+    # Each task's page: every attempt in full, collapsed, drawn on the pack's graph, with a way back.
+    for task in tasks:
+        own = task_page(oracle_run, task)
+        assert own.startswith("<!doctype html>") and own.rstrip().endswith("</html>")
+        assert f'<section class="task passing" id="vet_clinic-{task}">' in own and '<a href="../../report.html">' in own
+        assert own.count('<details class="attempt pass"') == 5
+        assert not re.search(r'<details class="attempt[^>]*open>', own)  # passing attempts collapsed
+        assert own.count("<svg") == 2 * 5  # expected and actual path on the pack's graph, per attempt
     # Self-contained: nothing loaded from elsewhere, no script.
-    assert not re.search(r"<(script|link|img|iframe)\b", page)
-    assert not re.search(r"(src|href)=\"(https?:)?//", page)
-    assert not list(oracle_run.glob(".report.html.*"))
+    for html in [page_path, *(oracle_run / "report").rglob("*.html")]:
+        text = html.read_text(encoding="utf-8")
+        assert not re.search(r"<(script|link|img|iframe)\b", text)
+        assert not re.search(r"(src|href)=\"(https?:)?//", text)
+    assert not list(oracle_run.rglob(".*.html.*"))
 
 
 def test_the_page_of_a_failing_run_shows_the_differing_argument_and_the_changed_row(failing_run):
     page = write_html_report(failing_run).read_text(encoding="utf-8")
     assert "rescored the trajectories of" in page
     assert "<b>1</b> failing attempts" in page
-    # The failing task comes first, and its failing attempt first and open.
-    sections = re.findall(r'<section class="task (\w+)" id="([^"]+)"', page)
-    assert sections[0] == ("failing", "vet_clinic-C2-E2") and all(c == "passing" for c, _ in sections[1:])
-    attempts = re.findall(r'<details class="attempt (\w+)" id="vet_clinic-C2-E2-attempt-(\d)"( open)?>', page)
-    assert attempts[0] == ("fail", "2", " open") and all(a[2] == "" for a in attempts[1:])
-    failing = page.split('id="vet_clinic-C2-E2-attempt-2"')[1].split("</details>\n<details")[0]
+    # The main page: the failing task's section with its failing attempt, in full and open; a line for
+    # each of the 39 passing attempts.
+    assert re.findall(r'<section class="task (\w+)" id="([^"]+)"', page) == [("failing", "vet_clinic-C2-E2")]
+    assert re.findall(r'<details class="attempt (\w+)" id="([^"]+)"( open)?>', page) == [
+        ("fail", "vet_clinic-C2-E2-attempt-2", " open")]
+    assert len(attempt_links(page)) == 39 and "report/vet_clinic/C2-E2.html#vet_clinic-C2-E2-attempt-2" not in page
+    # The task's page: all five attempts, the failing one first and open.
+    own = task_page(failing_run, "C2-E2")
+    attempts = re.findall(r'<details class="attempt (\w+)" id="vet_clinic-C2-E2-attempt-(\d)"( open)?>', own)
+    assert attempts[0] == ("fail", "2", " open") and all(a[2] == "" for a in attempts[1:]) and len(attempts) == 5
+    assert own.split('id="vet_clinic-C2-E2-attempt-2"')[1].split("</details>\n<details")[0] in page
+    failing = page.split('id="vet_clinic-C2-E2-attempt-2"')[1].split("</section>")[0]
     assert "This attempt fails because tools and final database state did not match." in failing
     # The tool gate: book_appointment's slot_id differs, highlighted on both sides.
     assert re.search(r'<tr class="call mismatch"><td><span class="callstate mismatch">mismatch</span></td>\s*'
@@ -114,7 +144,8 @@ def test_the_page_of_a_failing_run_shows_the_differing_argument_and_the_changed_
 
 
 def test_without_the_pack_the_paths_are_listed_as_text(oracle_run, tmp_path):
-    page = render_report(oracle_run, [tmp_path])  # a folder without packs
+    write_html_report(oracle_run, [tmp_path], out=tmp_path / "report.html")  # a folder without packs
+    page = task_page(tmp_path, "C2-E2")
     assert "<svg" not in page
     assert "Handoff graph not drawn: the industry pack was not found." in page
     assert '<td class="pathtext">appointments</td>' in page
@@ -127,7 +158,8 @@ def test_everything_from_the_run_is_escaped(oracle_run, tmp_path):
     saved = json.loads(path.read_text())
     saved["trajectory"]["transcript"][0]["said"] = "<script>alert('said')</script> & <b>bold</b>"
     path.write_text(json.dumps(saved))
-    page = render_report(run)
+    write_html_report(run)
+    page = task_page(run, "C2-E1")
     assert "<script" not in page and "<b>bold</b>" not in page
     assert "&lt;script&gt;alert(&#39;said&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
 
@@ -148,13 +180,14 @@ def test_an_unscored_attempt_shows_its_error_and_a_run_without_a_report_still_ha
     (run / "report.json").unlink()  # a run killed before its end: the figures come from the trajectories
     page = render_report(run)
     assert "There is no report.json (the run did not finish): the figures below come from the 39 saved" in page
-    assert page.count('<details class="attempt pass"') == 39
+    assert len(attempt_links(page)) == 39
 
 
 def test_the_command_writes_the_page_or_says_why_not(oracle_run, tmp_path, capsys):
     out = tmp_path / "page.html"
     assert main([str(oracle_run), "-o", str(out), "--industries", str(EXAMPLE_PACK.parent)]) == 0
-    assert out.read_text(encoding="utf-8").count("<svg") == 80
+    assert len(re.findall(r'href="page/vet_clinic/[^"]+\.html#', out.read_text(encoding="utf-8"))) == 40
+    assert sum(p.read_text(encoding="utf-8").count("<svg") for p in (tmp_path / "page").rglob("*.html")) == 80
     assert main([str(tmp_path / "empty")]) == 2
     assert "is not a folder" in capsys.readouterr().err
 
@@ -190,12 +223,14 @@ def model_run(pytester, openai_server, monkeypatch) -> Path:
 
 
 def test_no_key_reaches_the_page_or_any_file_of_the_run(model_run):
-    page = write_html_report(model_run).read_text(encoding="utf-8")
+    main_page = write_html_report(model_run).read_text(encoding="utf-8")
+    assert f"{SECRET_VAR} (names only)" in main_page and "api_key_env" in main_page
+    assert re.search(r"\d+ requests · TTFT [\d.]+ ms · [\d,]+ in / [\d,]+ out tokens · \$0\.\d{4}", main_page)
+    page = task_page(model_run, "C2-E2")
     for path in model_run.rglob("*"):
         if path.is_file():
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
-    assert f"{SECRET_VAR} (names only)" in page and "api_key_env" in page
-    # What a real call adds to the page: cost, latency, and the line's recognizer errors.
+    # What a real call adds to the task's page: cost, latency, and the line's recognizer errors.
     assert "median TTFT" in page and re.search(r"<td>cost</td><td>\$0\.\d{4}</td>", page)
     assert re.search(r'<span class="err">digits dropped: ', page) and "<ins>" in page and "<del>" in page
 
@@ -208,9 +243,11 @@ def test_a_key_that_found_its_way_into_the_run_is_struck_from_the_page(model_run
     saved = json.loads(path.read_text())
     saved["trajectory"]["transcript"][0]["said"] = f"My key is {SECRET}."  # as if a model had echoed it
     path.write_text(json.dumps(saved))
-    page = render_report(model_run)
-    assert SECRET not in page and "sk-another-0123456789" not in page
-    assert "My key is [redacted]." in page and '<td class="mono">[redacted]</td>' in page
+    write_html_report(model_run)
+    page, own = (model_run / "report.html").read_text(encoding="utf-8"), task_page(model_run, "C2-E2")
+    for text in (page, own):
+        assert SECRET not in text and "sk-another-0123456789" not in text
+    assert "My key is [redacted]." in own and '<td class="mono">[redacted]</td>' in page
 
 
 # --- in a browser --------------------------------------------------------------------------------
@@ -270,18 +307,22 @@ def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path,
     assert dom.returncode == 0, dom.stderr[-2000:]
     rendered = dom.stdout
     assert "<h1>CALLM run report: oracle</h1>" in rendered
-    assert rendered.count("<svg") == 80
+    assert rendered.count("<svg") == (2 if which == "failing" else 0)  # only the failing attempt's, in full
     if which == "failing":
         # The failing call's differing argument and the changed database row survive the browser's parse,
-        # ... inside the failing attempt, which the page opens (passing attempts stay closed).
+        # ... inside the failing attempt, which the page opens.
         assert re.search(r'<details class="attempt fail" id="vet_clinic-C2-E2-attempt-2" open(="")?>', rendered)
-        failing = rendered.split('id="vet_clinic-C2-E2-attempt-2"')[1].split('id="vet_clinic-C2-E2-attempt-1"')[0]
+        failing = rendered.split('id="vet_clinic-C2-E2-attempt-2"')[1].split("</section>")[0]
         assert re.search(r'<td class="param mono">slot_id</td><td class="exp mono"><mark>S-101</mark></td>'
                          r'<td class="act mono"><mark>S-106</mark></td>', failing)
         assert re.search(r'<span class="kind changed">changed</span> · <code>appointments</code> · '
                          r'<code>id = 3</code>', failing)
         assert re.search(r'<td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
                          r'<td class="db mono differs"><mark>S-106</mark></td>', failing)
+    # A task's page, reached by the main page's relative link, opens from file:// too.
+    own = browse(chromium, tmp_path / "profile-task", "--dump-dom", (run / "report/vet_clinic/C2-E2.html").as_uri())
+    assert own.returncode == 0, own.stderr[-2000:]
+    assert own.stdout.count("<svg") == 10 and own.stdout.count('<details class="attempt') == 5
 
     shot = tmp_path_factory.mktemp("html-report-screenshots") / f"{which}.png"
     result = browse(chromium, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1280,2400",
@@ -290,3 +331,16 @@ def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path,
     assert shot.is_file() and shot.stat().st_size > 10_000
     assert png_size(shot) == (1280, 2400)
     request.node.user_properties.append(("screenshot", str(shot)))
+
+
+def test_every_template_of_the_pages_ships_in_the_package():
+    """The pages are drawn from several templates: each must match pyproject's package data, or an
+    installed (not editable) package would render no page."""
+    import fnmatch
+    import tomllib
+
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["pytest_callm"]
+    templates = REPO / "pytest_callm" / "runs" / "templates"
+    names = [str(p.relative_to(REPO / "pytest_callm")) for p in templates.iterdir() if p.is_file()]
+    assert len(names) >= 5
+    assert all(any(fnmatch.fnmatch(n, g) for g in globs) for n in names), names

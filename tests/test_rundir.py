@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+from pytest_callm.runs.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
 
@@ -55,7 +56,7 @@ def test_rescoring_catches_a_changed_trajectory(tmp_path):
     out = tmp_path / "run"
     run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-M1")
     path = out / "trajectories/vet_clinic/C2-M1/attempt-2.json"
-    saved = json.loads(path.read_text())
+    saved = RunDir(out).read_attempt(path)  # its final state in full, written back so (still readable)
     row = next(r for r in saved["trajectory"]["final_state"]["appointments"] if r["id"] == 2)
     row["status"] = "booked"  # as if the cancellation had never been written
     path.write_text(json.dumps(saved))

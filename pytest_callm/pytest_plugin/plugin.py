@@ -35,6 +35,7 @@ from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
+from pytest_callm.runs.task_pages import TaskPages
 from pytest_callm.pytest_plugin.settings import Settings, default_concurrency, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
@@ -129,6 +130,7 @@ class CallmState:
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
+        self.task_pages: TaskPages | None = None  # writes each task's page once all its attempts are in
         self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
         self.concurrency = self.settings.concurrency or default_concurrency(self.workers())
 
@@ -337,7 +339,8 @@ class CallmState:
         })
         from pytest_callm.runs.report_html import write_html_report  # Jinja2 is only needed here
 
-        write_html_report(self.run_dir.path, self.settings.industries)
+        write_html_report(self.run_dir.path, self.settings.industries,
+                          written=self.task_pages.written if self.task_pages is not None else ())
 
     def writes_report(self) -> bool:
         """Whether this process writes the run's report at session finish (the controller, after a run)."""
@@ -407,13 +410,16 @@ class CallmState:
         if not ids or self.lists_only():
             return
         files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
-        packs = {}
+        packs, tasks = {}, {}
         for f in files:
             try:
-                _, _, pack = load_task(f, self.packs)
+                _, task, pack = load_task(f, self.packs)
             except (TaskError, PackError):
                 continue  # reported as that file's collection error
             packs[pack.name] = pack
+            tasks[str(f.relative_to(self.config.rootpath))] = (task.industry, task.task_id)
+        self.task_pages = TaskPages.for_items(self.run_dir.path, self.settings.industries, self.settings.model,
+                                              self.settings.k, ids, tasks)
         manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
@@ -462,6 +468,8 @@ class CallmState:
             payload = self._crashed(report.nodeid)  # xdist's report of a worker that died mid-attempt
         if payload is not None and not hasattr(self.config, "workerinput"):
             self.results.append(payload)
+            if self.task_pages is not None:
+                self.task_pages.add(payload)
             self._progress()
 
     def _crashed(self, nodeid: str) -> dict[str, Any] | None:

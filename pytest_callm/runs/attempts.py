@@ -19,6 +19,7 @@ from typing import Any
 from pytest_callm.task.pack import Pack
 from pytest_callm.runs.in_flight import CallsInFlight
 from pytest_callm.runs.rundir import RunDir
+from pytest_callm.runs.seed_state import seed_state
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.task.task_file import Task
 from pytest_callm.call.trajectory import Trajectory
@@ -113,7 +114,8 @@ class AttemptRunner:
             self.run_dir.save_attempt(*key, {
                 "task": {"path": str(task.path), "industry": task.industry, "task_id": task.task_id,
                          "category": task.category_slug, "difficulty": task.difficulty, "attempt": attempt},
-                "trajectory": trajectory.to_json(), "verdict": verdict.to_json(), "usage": usage})
+                "trajectory": trajectory.to_json(), "verdict": verdict.to_json(), "usage": usage},
+                seed=seed_state(pack), keys={t: c.key for t, c in pack.compared_tables.items()})
         return Played(trajectory, verdict, usage, "played")
 
     @staticmethod

@@ -203,8 +203,9 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     target.lock()
     try:
         for d, *_ in shards:
-            if (d / "trajectories").is_dir():
-                shutil.copytree(d / "trajectories", out / "trajectories", dirs_exist_ok=True)
+            for part in ("seeds", "trajectories"):  # seeds first: the trajectories' final states name them
+                if (d / part).is_dir():
+                    shutil.copytree(d / part, out / part, dirs_exist_ok=True)
         merged_manifest = {
             **first_manifest,
             "task_files": len({t["file"] for t in table.values()}),

@@ -1,41 +1,53 @@
-"""The HTML report of a run: one static page a person opens to see how a model did and why a call failed.
+"""The HTML report of a run: pages a person opens to see how a model did and why a call failed.
 
     callm report RUN_DIR [--industries DIR] [-o PAGE]      ->  RUN_DIR/report.html
+                                                               RUN_DIR/report/<industry>/<task>.html
 
-The page is made with Jinja2 (autoescape on: every value from a run is escaped) from the run
+The pages are made with Jinja2 (autoescape on: every value from a run is escaped) from the run
 directory alone: `report.json` for the figures, `manifest.json` for the settings, and the trajectory
-file of every attempt for what happened in it. It needs no server and loads nothing: the CSS is
-inline, the handoff graphs are inline SVG, and the only interactive parts are <details> elements.
+files for what happened in each attempt. They need no server and load nothing: the CSS is inline,
+the handoff graphs are inline SVG, links are relative, and the only interactive parts are <details>.
 
-What it shows:
+The main page (`report.html`, report.html.j2) stays light however long the run:
 
 - an overview table per industry, category and difficulty (tasks, attempts, pass@1 and pass^k, with
   the bootstrap intervals where the summary has them), the gate failures and the unscored attempts;
 - the model, caller and line settings of the manifest (the names of the key variables, never a key);
-- one section per task, failing tasks first; in it one block per attempt, failing attempts first and
-  open, passing ones collapsed: the combined verdict and the three gates, expected against actual
-  tool calls with the differing arguments marked (the results in a collapsible block), the expected
-  and the actual handoff path drawn on the industry's handoff graph, the database rows that differ,
-  the transcript with what the caller said beside what the agent heard (recognizer errors marked),
-  and the attempt's tokens, cost and latency.
+- a table of the tasks, failing ones first, each linking to its section or its page;
+- a section per task with an attempt that failed or was not scored, holding those attempts in full;
+- one line per passing attempt (its gates; requests, TTFT, tokens and cost when the run has usage),
+  read from report.json alone, linking to the attempt on its task's page.
+
+A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) holds every
+attempt of the task in full, failing ones first and open, passing ones collapsed. An attempt in full
+is one macro (macros.html.j2) on either page: the combined verdict and the three gates, expected
+against actual tool calls with the differing arguments marked (the results in a collapsible block),
+the expected and the actual handoff path drawn on the industry's handoff graph, the database rows
+that differ, the transcript with what the caller said beside what the agent heard (recognizer errors
+marked), and the attempt's tokens, cost and latency.
+
+During a run the task pages are written as each task's attempts all arrive (task_pages.py); at the
+end `write_html_report` writes the main page and the task pages not written yet. `callm report` and
+`callm merge` write every page.
 
 The handoff graph comes from the task's industry pack: from `packs_dirs` when given, else from the
 `industries/` folders (and a pyproject's `callm_industries`) above the task files and the run
 directory. Without the pack the paths are listed as plain text.
 
-A rescored run (`--callm-rescore`) keeps no trajectories of its own: the page reads those of the run
-it rescored, and verifies them again with today's verifier (the figures of its report.json came from
+A rescored run (`--callm-rescore`) keeps no trajectories of its own: the pages read those of the run
+it rescored, and verify them again with today's verifier (the figures of its report.json came from
 that verifier, not from the verdicts stored with the original run).
 
 Secrets: the settings are shown with any key-like field blanked, and the values of the environment
-variables the manifest names (`api_key_env`, ...) are struck from the finished page, should a key have
-found its way into a transcript or a tool result.
+variables the manifest names (`api_key_env`, ...) are struck from every finished page, should a key
+have found its way into a transcript or a tool result.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import math
 import os
@@ -44,7 +56,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 import jinja2
 from markupsafe import escape
@@ -53,7 +65,7 @@ from pytest_callm.model import redact as secrets_out
 from pytest_callm.runs.compare import line_name
 from pytest_callm.normalize import normalize
 from pytest_callm.task.pack import Pack, PackError, default_industries, discover_packs, load_pack
-from pytest_callm.runs.rundir import TRAJECTORY_FORMAT, RunDir, pack_hash
+from pytest_callm.runs.rundir import RunDir, pack_hash
 
 PAGE_NAME = "report.html"
 GATES = ("tools", "handoff", "database")
@@ -110,6 +122,11 @@ def count(value: Any) -> str:
 
 def slug(*parts: str) -> str:
     return "-".join(re.sub(r"[^A-Za-z0-9_-]+", "_", p) for p in parts)
+
+
+def task_page(page_name: str, industry: str, task_id: str) -> str:
+    """A task's page, relative to the main page: `report/<industry>/<task>.html` beside `report.html`."""
+    return f"{Path(page_name).stem}/{slug(industry)}/{slug(task_id)}.html"
 
 
 # --- secrets -----------------------------------------------------------------------------------
@@ -181,15 +198,7 @@ def _read_json(path: Path) -> Any:
 
 def _saved_attempts(root: Path) -> list[dict[str, Any]]:
     """Every complete trajectory file under `root`/trajectories."""
-    out = []
-    for path in sorted((root / "trajectories").glob("*/*/attempt-*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            continue
-        if data.get("format") == TRAJECTORY_FORMAT and data.get("complete"):
-            out.append(data)
-    return out
+    return RunDir(root).saved_attempts()
 
 
 class Packs:
@@ -197,15 +206,27 @@ class Packs:
 
     def __init__(self, dirs: list[Path]):
         self.paths: dict[str, Path] = {}
-        for d in dirs:  # the first folder to name a pack wins
+        self.searched: set[Path] = set()
+        self._loaded: dict[str, Pack | None] = {}
+        self.problems: dict[str, str] = {}
+        self.add(dirs)
+
+    def add(self, dirs: list[Path]) -> None:
+        """Search more folders, after those already searched (the first folder to name a pack wins)."""
+        for d in dirs:
+            if d in self.searched:
+                continue
+            self.searched.add(d)
             try:
                 found = discover_packs([d]) if d.is_dir() else {}
             except PackError:
                 continue
             for name, path in found.items():
-                self.paths.setdefault(name, path)
-        self._loaded: dict[str, Pack | None] = {}
-        self.problems: dict[str, str] = {}
+                if name not in self.paths:
+                    self.paths[name] = path
+                    if self._loaded.get(name, True) is None:  # looked for earlier, in vain: look again
+                        del self._loaded[name]
+                        self.problems.pop(name, None)
 
     def get(self, name: str) -> Pack | None:
         if name not in self._loaded:
@@ -378,7 +399,18 @@ def _border(cx: float, cy: float, hw: float, hh: float, tx: float, ty: float) ->
     return cx + dx * t, cy + dy * t
 
 
+_GRAPHS: dict[int, tuple[Pack, dict[str, Any]]] = {}
+
+
 def handoff_graph(pack: Pack) -> dict[str, Any]:
+    """`_handoff_graph`, laid out once a pack (every attempt of the pack draws on the same graph)."""
+    cached = _GRAPHS.get(id(pack))
+    if cached is None or cached[0] is not pack:
+        cached = _GRAPHS[id(pack)] = (pack, _handoff_graph(pack))
+    return cached[1]
+
+
+def _handoff_graph(pack: Pack) -> dict[str, Any]:
     """The pack's agents as boxes in columns by handoff distance from the entry agent, and its
     handoff tools as edges (agent A owns transfer_to_B: A -> B)."""
     edges = []
@@ -609,12 +641,13 @@ def failing_sentence(gates: dict[str, bool]) -> str:
 
 
 class Builder:
-    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None):
+    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None, report: dict[str, Any] | None = None):
+        """`report`: the run's results so far, for a page written before report.json (task_pages.py)."""
         self.run_dir = Path(run_dir)
         if not self.run_dir.is_dir():
             raise ReportError(f"{self.run_dir} is not a folder")
         self.manifest = _read_json(self.run_dir / "manifest.json")
-        self.report = _read_json(self.run_dir / "report.json")
+        self.report = report if report is not None else _read_json(self.run_dir / "report.json")
         self.notes: list[str] = []
         self.source = self.run_dir
         self.rescored = False
@@ -633,7 +666,8 @@ class Builder:
             self.report = self._report_from(attempts)
         self.packs_dirs = [Path(p) for p in packs_dirs] if packs_dirs else None
         self._packs: Packs | None = None
-        self._tasks: dict[tuple[str, str], dict[str, Any]] = {}
+        self._pack_hashes: dict[str, str] = {}
+        self.page_name = PAGE_NAME  # the main page's file name: the task pages are in the folder of its stem
 
     def _report_from(self, saved: list[dict[str, Any]]) -> dict[str, Any]:
         from pytest_callm.scoring.metrics import summarize
@@ -654,16 +688,20 @@ class Builder:
     # packs and tasks
 
     def packs(self, task_paths: list[Path]) -> Packs:
+        """The packs, searched for above these task files too (tasks are read one at a time)."""
         if self._packs is None:
-            self._packs = Packs(self.packs_dirs if self.packs_dirs is not None
-                                else pack_folders(self.run_dir, task_paths))
+            self._packs = Packs(self.packs_dirs if self.packs_dirs is not None else [])
+        if self.packs_dirs is None:
+            self._packs.add(pack_folders(self.run_dir, task_paths))
         return self._packs
 
     def pack_note(self, industry: str, pack: Pack | None, packs: Packs) -> str | None:
         if pack is None:
             return f"Handoff graph not drawn: {packs.problems.get(industry, 'the industry pack was not found')}."
         saved = (((self.manifest or {}).get("comparable") or {}).get("hashes") or {}).get("packs") or {}
-        if industry in saved and saved[industry] != pack_hash(pack):
+        if industry in saved and industry not in self._pack_hashes:
+            self._pack_hashes[industry] = pack_hash(pack)
+        if industry in saved and saved[industry] != self._pack_hashes[industry]:
             return (f"The pack at {pack.root} has changed since this run: the graph is today's, and the "
                     "paths are the run's.")
         return None
@@ -707,61 +745,81 @@ class Builder:
         view["usage"] = usage_view(saved.get("usage") or entry.get("usage"), trajectory)
         return view
 
-    def build(self) -> dict[str, Any]:
-        report = self.report
-        entries = [a for a in report.get("attempts") or [] if a.get("industry") and a.get("task_id")]
-        saved: dict[tuple[str, str, Any], dict[str, Any] | None] = {}
-        task_paths: dict[tuple[str, str], Path] = {}
-        for a in entries:
-            s = self.saved.load_attempt(a["industry"], a["task_id"], a.get("attempt"))
-            saved[(a["industry"], a["task_id"], a.get("attempt"))] = s
-            path = ((s or {}).get("task") or {}).get("path")
-            if path:
-                task_paths.setdefault((a["industry"], a["task_id"]), Path(path))
-        packs = self.packs(list(task_paths.values()))
-        summary = report.get("summary") or {}
-        task_scores = summary.get("tasks") or {}
-
+    def grouped(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """The report's attempts by (industry, task id), in the report's order."""
         grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for a in entries:
-            grouped[(a["industry"], a["task_id"])].append(a)
-        tasks = []
-        for (industry, task_id), attempts in grouped.items():
-            pack = packs.get(industry)
-            note = self.pack_note(industry, pack, packs)
-            raw, task, problem = load_task_file(task_paths.get((industry, task_id)), pack)
-            views = [self.attempt_view(a, saved[(industry, task_id, a.get("attempt"))], pack, task, raw, note)
-                     for a in attempts]
-            views.sort(key=lambda v: ({False: 0, None: 1, True: 2}[v["passed"]], v["number"] or 0))
-            score = task_scores.get(f"{industry}/{task_id}") or {}
-            title = task.title if task is not None else (raw or {}).get("task_name", task_id).split(":", 1)[-1].strip()
-            first = attempts[0]
-            passes = sum(1 for v in views if v["passed"] is True)
-            failures = sum(1 for v in views if v["passed"] is False)
-            gate_failures = Counter(g for v in views for g, ok in v["gates"].items() if ok is False)
-            tasks.append({
-                "industry": industry, "task_id": task_id, "title": title, "id": slug(industry, task_id),
-                "category": first.get("category"), "difficulty": first.get("difficulty"),
-                "category_name": ((raw or {}).get("metadata") or {}).get("category"),
-                "customer": (raw or {}).get("customer_name"), "intent": (raw or {}).get("intent"),
-                "traits": [(t.get("trait_name"), show(t.get("value"))) for t in (raw or {}).get("traits") or []
-                           if isinstance(t, dict)],
-                "forbidden": (raw or {}).get("forbidden_tools") or [],
-                "expected_path": (raw or {}).get("exp_handoff_path") or [],
-                "task_problem": problem, "path": str(task_paths.get((industry, task_id), "")),
-                "attempts": views, "passes": passes, "failures": failures,
-                "unscored": sum(1 for v in views if v["passed"] is None),
-                "gate_failures": [f"{GATE_TITLES[g]} {gate_failures[g]}" for g in GATES if gate_failures[g]],
-                "pass_at_1": score.get("pass_at_1", passes / (passes + failures) if passes + failures else None),
-                "pass_k": score.get("pass_k"),
-            })
+        for a in self.report.get("attempts") or []:
+            if a.get("industry") and a.get("task_id"):
+                grouped[(a["industry"], a["task_id"])].append(a)
+        return grouped
+
+    def task_view(self, industry: str, task_id: str, attempts: list[dict[str, Any]], full: bool) -> dict[str, Any]:
+        """A task and its attempts: every attempt in full (`full`, its own page), or only those that did
+        not pass (the main page: a passing attempt there is a line, read from report.json alone)."""
+        saved: dict[Any, dict[str, Any] | None] = {}
+        path = None
+        for a in attempts:
+            if full or a.get("passed") is not True or path is None:
+                s = saved[a.get("attempt")] = self.saved.load_attempt(industry, task_id, a.get("attempt"))
+                path = path or ((s or {}).get("task") or {}).get("path")
+        packs = self.packs([Path(path)] if path else [])
+        pack = packs.get(industry)
+        note = self.pack_note(industry, pack, packs)
+        in_full = full or any(a.get("passed") is not True for a in attempts)
+        # A task only summarised needs its file's title, not the task built (and validated) from it.
+        raw, task, problem = load_task_file(Path(path) if path else None, pack if in_full else None)
+        page = task_page(self.page_name, industry, task_id)
+        views = []
+        for a in attempts:
+            if full or a.get("passed") is not True:
+                views.append(self.attempt_view(a, saved.get(a.get("attempt")), pack, task, raw, note))
+            else:
+                views.append({"number": a.get("attempt"), "passed": True, "gates": dict(a.get("gates") or {}),
+                              "id": slug(industry, task_id, f"attempt-{a.get('attempt')}"), "line": True,
+                              "usage": usage_view(a.get("usage"), {})})
+            views[-1]["href"] = f"{page}#{views[-1]['id']}"
+        views.sort(key=lambda v: ({False: 0, None: 1, True: 2}[v["passed"]], v["number"] or 0))
+        score = (self.report.get("summary") or {}).get("tasks", {}).get(f"{industry}/{task_id}") or {}
+        title = task.title if task is not None else (raw or {}).get("task_name", task_id).split(":", 1)[-1].strip()
+        first = attempts[0]
+        passes = sum(1 for v in views if v["passed"] is True)
+        failures = sum(1 for v in views if v["passed"] is False)
+        gate_failures = Counter(g for v in views for g, ok in v["gates"].items() if ok is False)
+        return {
+            "industry": industry, "task_id": task_id, "title": title, "id": slug(industry, task_id), "page": page,
+            "category": first.get("category"), "difficulty": first.get("difficulty"),
+            "category_name": ((raw or {}).get("metadata") or {}).get("category"),
+            "customer": (raw or {}).get("customer_name"), "intent": (raw or {}).get("intent"),
+            "traits": [(t.get("trait_name"), show(t.get("value"))) for t in (raw or {}).get("traits") or []
+                       if isinstance(t, dict)],
+            "forbidden": (raw or {}).get("forbidden_tools") or [],
+            "expected_path": (raw or {}).get("exp_handoff_path") or [],
+            "task_problem": problem, "path": str(path or ""),
+            "attempts": views, "full": [v for v in views if not v.get("line")],
+            "lines": [v for v in views if v.get("line")], "passes": passes, "failures": failures,
+            "unscored": sum(1 for v in views if v["passed"] is None),
+            "gate_failures": [f"{GATE_TITLES[g]} {gate_failures[g]}" for g in GATES if gate_failures[g]],
+            "pass_at_1": score.get("pass_at_1", passes / (passes + failures) if passes + failures else None),
+            "pass_k": score.get("pass_k"),
+        }
+
+    def build(self) -> dict[str, Any]:
+        """The main page: the overview, every attempt that did not pass in full, a line for each that did."""
+        tasks = [self.task_view(industry, task_id, attempts, full=False)
+                 for (industry, task_id), attempts in self.grouped().items()]
         tasks.sort(key=lambda t: (t["failures"] == 0 and t["unscored"] == 0,
                                   t["pass_at_1"] if t["pass_at_1"] is not None else -1, t["industry"], t["task_id"]))
-        return {**self.header(), "overview": self.overview(summary), "tasks": tasks,
+        return {**self.header(), "overview": self.overview(self.report.get("summary") or {}), "tasks": tasks,
+                "passing": [(t, v) for t in tasks for v in t["lines"]],
                 "failing_attempts": sum(t["failures"] for t in tasks),
                 "unscored_attempts": sum(t["unscored"] for t in tasks),
                 "attempt_total": sum(len(t["attempts"]) for t in tasks),
                 "failing_tasks": sum(1 for t in tasks if t["failures"] or t["unscored"]), "notes": self.notes}
+
+    def build_task(self, industry: str, task_id: str) -> dict[str, Any]:
+        """A task's own page: every attempt of it in full."""
+        task = self.task_view(industry, task_id, self.grouped()[(industry, task_id)], full=True)
+        return {**self.header(), "task": task, "home": "../../" + self.page_name, "notes": self.notes}
 
     # the page's top
 
@@ -831,23 +889,31 @@ class Builder:
 
 # --- rendering ---------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """The templates' environment, made (and its templates compiled) once a process."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("pytest_callm.runs", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(show=show, pct=pct, ms=ms, usd=usd, num=count)
     return env
 
 
-def render_report(run_dir: Path, packs_dirs: list[Path] | None = None) -> str:
+def render_report(run_dir: Path, packs_dirs: list[Path] | None = None, page_name: str = PAGE_NAME) -> str:
+    """The main page."""
     builder = Builder(Path(run_dir), packs_dirs)
+    builder.page_name = page_name
     page = environment().get_template("report.html.j2").render(**builder.build())
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
-def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, out: Path | None = None) -> Path:
-    """Write the run's HTML report (by default `<run_dir>/report.html`, atomically) and return its path."""
-    page = secrets_out.text(render_report(Path(run_dir), packs_dirs))
-    path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
+def render_task_page(builder: "Builder", industry: str, task_id: str) -> str:
+    page = environment().get_template("task.html.j2").render(**builder.build_task(industry, task_id))
+    return strike_secrets(page, secret_variables(builder.manifest))
+
+
+def _write_page(path: Path, page: str) -> None:
+    """Write a page atomically (a reader sees the old page or the new one), with secrets struck."""
+    page = secrets_out.text(page)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -860,6 +926,33 @@ def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, ou
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_task_pages(builder: "Builder", page: Path, keys: list[tuple[str, str]]) -> list[Path]:
+    """Write the pages of these (industry, task) beside the main `page`; returns their paths."""
+    written = []
+    for industry, task_id in keys:
+        path = page.parent / task_page(page.name, industry, task_id)
+        _write_page(path, render_task_page(builder, industry, task_id))
+        written.append(path)
+    return written
+
+
+def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, out: Path | None = None,
+                      written: Collection[tuple[str, str]] = ()) -> Path:
+    """Write the run's report: the main page (by default `<run_dir>/report.html`) and the page of each
+    (industry, task) beside it (`report/<industry>/<task>.html`), but those `written` during the run
+    already (task_pages.py). Returns the main page's path."""
+    path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
+    builder = Builder(Path(run_dir), packs_dirs)
+    builder.page_name = path.name
+    _write_page(path, strike_secrets(environment().get_template("report.html.j2").render(**builder.build()),
+                                     secret_variables(builder.manifest)))
+    skip = set(written)
+    pages = write_task_pages(builder, path, [key for key in builder.grouped() if key not in skip])
+    pages += [path.parent / task_page(path.name, *key) for key in skip]
+    for old in set((path.parent / path.stem).glob("*/*.html")) - set(pages):  # tasks the run no longer has
+        old.unlink()
     return path
 
 

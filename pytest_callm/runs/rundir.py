@@ -2,6 +2,8 @@
 
     <run>/manifest.json                                   what was run, and with what (no secrets)
     <run>/trajectories/<industry>/<task>/attempt-<n>.json one file per finished attempt
+    <run>/seeds/<industry>/<id>.json                      the seed state the attempts' final states are
+                                                          saved against (seed_state.py)
     <run>/report.json                                     every figure of the summary
     <run>/.lock                                           the pid of the run writing here
 
@@ -20,6 +22,7 @@ run is simply taken over.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import datetime as dt
 import hashlib
 import json
@@ -37,10 +40,12 @@ from typing import Any
 
 from pytest_callm import __version__
 from pytest_callm.model import redact
+from pytest_callm.runs.seed_state import compress, rebuild_state
 from pytest_callm.task.pack import Pack
 
 FORMAT = "callm-run/1"
-TRAJECTORY_FORMAT = "callm-trajectory/1"
+TRAJECTORY_FORMAT = "callm-trajectory/2"  # /2: the final state as a difference from the pack's seed
+READABLE_TRAJECTORY_FORMATS = ("callm-trajectory/1", TRAJECTORY_FORMAT)  # /1 holds the full final state
 REPORT_FORMAT = "callm-report/1"
 PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
 VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "normalize.py", "scoring/metrics.py", "scoring/stats.py")  # everything that scores
@@ -48,6 +53,12 @@ VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "normalize.py", "
 
 class RunDirError(Exception):
     pass
+
+
+@functools.lru_cache(maxsize=16)
+def _read_seed(path: str) -> dict[str, Any]:
+    """A saved seed state, read once a process (it never changes: its name is its content's hash)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
@@ -166,6 +177,7 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 class RunDir:
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._seeds_saved: set[tuple[str, str]] = set()  # (industry, seed id) known to be on disk
 
     @property
     def manifest_path(self) -> Path:
@@ -229,20 +241,74 @@ class RunDir:
     def trajectory_path(self, industry: str, task_id: str, attempt: int) -> Path:
         return self.path / "trajectories" / industry / task_id / f"attempt-{attempt}.json"
 
-    def save_attempt(self, industry: str, task_id: str, attempt: int, record: dict[str, Any]) -> None:
+    def save_attempt(self, industry: str, task_id: str, attempt: int, record: dict[str, Any],
+                     seed: tuple[str, dict[str, Any]] | None = None,
+                     keys: dict[str, str | None] | None = None) -> None:
+        """Save a finished attempt; with the pack's `seed` (seed_state.seed_state), its final state is
+        saved as the difference from that seed (`keys`: the compared tables' key columns)."""
+        trajectory = record.get("trajectory") or {}
+        if seed is not None and "final_state" in trajectory:
+            diff = compress(seed, trajectory["final_state"], keys)
+            if diff is not None:
+                # Under the industry `expand` reads it from; before the attempt: no saved attempt lacks its seed.
+                self._save_seed(trajectory.get("industry") or industry, seed)
+                trajectory = {k: v for k, v in trajectory.items() if k != "final_state"}
+                record = {**record, "trajectory": {**trajectory, "final_state_diff": diff}}
         write_json(self.trajectory_path(industry, task_id, attempt),
                    {"format": TRAJECTORY_FORMAT, "complete": True, **record}, indent=None)
 
+    def seed_path(self, industry: str, seed_id: str) -> Path:
+        return self.path / "seeds" / industry / f"{seed_id}.json"
+
+    def _save_seed(self, industry: str, seed: tuple[str, dict[str, Any]]) -> None:
+        if (industry, seed[0]) in self._seeds_saved:
+            return
+        path = self.seed_path(industry, seed[0])
+        if not path.is_file():  # a racing worker writes the same bytes: either rename wins whole
+            write_json(path, seed[1], indent=None)
+        self._seeds_saved.add((industry, seed[0]))
+
+    def _seed(self, industry: str, seed_id: str) -> dict[str, Any]:
+        return _read_seed(str(self.seed_path(industry, seed_id)))
+
+    def expand(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A saved attempt with its final state rebuilt in full, whichever format saved it."""
+        trajectory = data.get("trajectory") or {}
+        diff = trajectory.get("final_state_diff")
+        if diff is None:
+            return data
+        industry = trajectory.get("industry") or (data.get("task") or {}).get("industry")
+        try:
+            seed = self._seed(industry, diff["seed"])
+        except FileNotFoundError:
+            raise RunDirError(f"{self.seed_path(industry, diff['seed'])} is missing: the saved final states of "
+                              f"{industry} cannot be rebuilt without it") from None
+        full = {k: v for k, v in trajectory.items() if k != "final_state_diff"}
+        full["final_state"] = rebuild_state(seed, diff["tables"])
+        return {**data, "trajectory": full}
+
     def load_attempt(self, industry: str, task_id: str, attempt: int) -> dict[str, Any] | None:
-        """A complete saved attempt, or None (missing, torn or unfinished files count as missing)."""
-        path = self.trajectory_path(industry, task_id, attempt)
+        """A complete saved attempt, or None (missing, torn or unfinished files count as missing),
+        with its final state in full."""
+        return self.read_attempt(self.trajectory_path(industry, task_id, attempt))
+
+    def read_attempt(self, path: Path) -> dict[str, Any] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError):
             return None
-        if data.get("format") != TRAJECTORY_FORMAT or not data.get("complete"):
+        if data.get("format") not in READABLE_TRAJECTORY_FORMATS or not data.get("complete"):
             return None
-        return data
+        return self.expand(data)
+
+    def saved_attempts(self) -> list[dict[str, Any]]:
+        """Every complete saved attempt of the run, in path order."""
+        out = []
+        for path in sorted((self.path / "trajectories").glob("*/*/attempt-*.json")):
+            data = self.read_attempt(path)
+            if data is not None:
+                out.append(data)
+        return out
 
     def write_report(self, report: dict[str, Any]) -> Path:
         path = self.path / "report.json"
