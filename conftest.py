@@ -18,7 +18,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
-    "verifier_sha256": "18d457defee1e0bea71d56f7e41a065d3f0964b8e86ed89ed223d15bb060f7cd",
+    "verifier_sha256": "7af22629ce0fb0798d65c615f26eacd90c048a385e103baba78e4328a824d516",
     "attempts": 5,
 }
 
