@@ -75,8 +75,9 @@ class CallsInFlight:
         if not start:
             return
         runtime = self.runner.started()
-        # Built here, in the runner's thread (a plugged-in caller factory never runs on the loop), all
-        # before any starts, so the calls leave together.
+        # Built here, in the runner's thread, so a plugged-in caller factory runs where pytest's hooks
+        # do (only a rerun after an infrastructure failure builds its own on the loop); all before any
+        # starts, so the calls leave together.
         ready = {}
         for key, entry in start.items():
             try:
