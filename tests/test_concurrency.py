@@ -74,6 +74,7 @@ def test_twenty_attempts_eight_at_a_time_score_as_a_serial_run(project, openai_s
     assert most_at_once(openai_server.log) == 1
     openai_server.log.clear()
 
+    openai_server.state.delay_ms = 60  # replies slow enough that the calls overlap on a busy machine
     together = project.runpytest(*RUN, "--callm-concurrency=8", "--callm-out=together", "-v")
     together.assert_outcomes(passed=10, failed=10)
     assert 4 <= most_at_once(openai_server.log) <= 8  # calls in flight together, never more than 8
@@ -111,6 +112,7 @@ def test_a_stop_cancels_the_calls_in_flight_and_a_resume_plays_them(project, ope
 
 
 def test_by_default_32_calls_are_in_flight_in_the_run(project, openai_server):
+    openai_server.state.delay_ms = 200  # replies slow enough that the calls overlap on a busy machine
     result = project.runpytest(*RUN, "--callm-out=default")
     result.assert_outcomes(passed=10, failed=10)
     assert most_at_once(openai_server.log) >= 12  # all twenty start together in one process
