@@ -36,23 +36,38 @@ def played() -> Trajectory:
         final_state={"pets": [{"id": 1}]})
 
 
+VERDICT = {"passed": False,
+           "tools": {"gate": "tools", "passed": False, "problems": ["lookup: name differs"], "details": {
+               "forbidden": [], "calls": [{"expected": "lookup", "matched": 0, "differences": [], "parameters": {}},
+                                          {"expected": "lookup", "matched": None, "closest": 1,
+                                           "differences": ["name: expected 'Al'"], "parameters": {"name": "Al"}}]}},
+           "handoff": {"gate": "handoff", "passed": True, "problems": [], "details": {"expected": [], "actual": []}},
+           "database": {"gate": "database", "passed": True, "problems": [], "details": {"tables": {}}}}
+
+
 def test_a_saved_trajectory_leaves_out_what_is_rebuilt_and_loads_back_as_played(tmp_path):
     trajectory = played().to_json()
     run = RunDir(tmp_path / "run")
-    run.save_attempt("vet_clinic", "T-1", 1, {"trajectory": trajectory, "verdict": {"passed": True}})
+    run.save_attempt("vet_clinic", "T-1", 1, {"trajectory": trajectory, "verdict": VERDICT})
     path = run.trajectory_path("vet_clinic", "T-1", 1)
     text = path.read_text(encoding="utf-8")
     saved = json.loads(text)
     assert text.startswith('{"complete":true,"format":"callm-trajectory/3","trajectory":{"attempt":1,')  # compact
     assert text.count("\n") == 1
-    calls = {c["index"]: c for c in saved["trajectory"]["tool_calls"]}
+    calls = {c.get("index", n): c for n, c in enumerate(saved["trajectory"]["tool_calls"])}
     assert "raw_arguments" not in calls[0] and calls[1]["raw_arguments"] == '{"name":"Bo"}'
     assert calls[2]["raw_arguments"] == '{"name": "B'
     assert calls[3]["raw_arguments"] == json.dumps({"name": "Ada", "n": 1})
     first, second = saved["trajectory"]["requests"]
     assert not {"text", "reasoning", "usage", "notes"} & set(first) and second["notes"] == ["retried"]
     assert set(saved["trajectory"]["transcript"][2]) == {"role", "said", "at_ms"}
+    assert "index" not in first and "index" not in calls[0] and calls[3]["index"] == 3  # kept: not its place
+    assert "refused" not in calls[0]
+    tools = saved["verdict"]["tools"]
+    assert set(tools) == {"passed", "problems", "details"} and set(saved["verdict"]["handoff"]) == {"passed", "details"}
+    assert "differences" not in tools["details"]["calls"][0] and tools["details"]["calls"][1]["differences"]
     loaded = RunDir(tmp_path / "run").load_attempt("vet_clinic", "T-1", 1)
+    assert loaded["verdict"] == VERDICT
     assert loaded["trajectory"] == trajectory
     assert Trajectory.from_json(loaded["trajectory"]) == played()
 

@@ -257,10 +257,8 @@ class RunDir:
                 self._save_seed(trajectory.get("industry") or industry, seed)
                 trajectory = {k: v for k, v in trajectory.items() if k != "final_state"}
                 record = {**record, "trajectory": {**trajectory, "final_state_diff": diff}}
-        if "trajectory" in record:
-            record = {**record, "trajectory": slim(record["trajectory"])}
         write_json(self.trajectory_path(industry, task_id, attempt),
-                   {"format": TRAJECTORY_FORMAT, "complete": True, **record}, indent=None)
+                   {"format": TRAJECTORY_FORMAT, "complete": True, **slim(record)}, indent=None)
 
     def seed_path(self, industry: str, seed_id: str) -> Path:
         return self.path / "seeds" / industry / f"{seed_id}.json"
@@ -279,8 +277,8 @@ class RunDir:
     def expand(self, data: dict[str, Any]) -> dict[str, Any]:
         """A saved attempt with its final state rebuilt in full and every field it left out put back,
         whichever format saved it."""
-        if "trajectory" in data:
-            data = {**data, "trajectory": fill(data["trajectory"])}
+        if data.get("format") == TRAJECTORY_FORMAT:
+            data = fill(data)
         trajectory = data.get("trajectory") or {}
         diff = trajectory.get("final_state_diff")
         if diff is None:
