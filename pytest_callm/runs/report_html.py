@@ -5,8 +5,10 @@
 
 The pages are made with Jinja2 (autoescape on: every value from a run is escaped) from the run
 directory alone: `report.json` for the figures, `manifest.json` for the settings, and the trajectory
-files for what happened in each attempt. They need no server and load nothing: the CSS is inline,
-the handoff graphs are inline SVG, links are relative, and the only interactive parts are <details>.
+files for what happened in each attempt. They need no server and load nothing from elsewhere: the
+main page's CSS is inline, the task pages link their one stylesheet beside them (`report/style.css`,
+relative: file:// loads it), the handoff graphs are inline SVG, links are relative, and the only
+interactive parts are <details>.
 
 The main page (`report.html`, report.html.j2) stays light however long the run:
 
@@ -18,13 +20,17 @@ The main page (`report.html`, report.html.j2) stays light however long the run:
 - one line per passing attempt (its gates; requests, TTFT, tokens and cost when the run has usage),
   read from report.json alone, linking to the attempt on its task's page.
 
-A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) holds every
-attempt of the task in full, failing ones first and open, passing ones collapsed. An attempt in full
-is one macro (macros.html.j2) on either page: the combined verdict and the three gates, expected
-against actual tool calls with the differing arguments marked (the results in a collapsible block),
-the expected and the actual handoff path drawn on the industry's handoff graph, the database rows
-that differ, the transcript with what the caller said beside what the agent heard (recognizer errors
-marked), and the attempt's tokens, cost and latency.
+A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) draws the task's
+expected handoff path once, then holds every attempt of the task, failing ones first and open,
+passing ones collapsed. One macro (macros.html.j2) draws an attempt on either page. One that did not
+pass is in full: the combined verdict and the three gates, expected against actual tool calls with
+the differing arguments marked (the results in a collapsible block), the expected and the actual
+handoff path drawn on the industry's handoff graph, the database rows that differ, the transcript
+with what the caller said beside what the agent heard (recognizer errors marked), and the attempt's
+tokens, cost and latency. One that passed is in brief, saying what equals the expected rather than
+repeating it: a line for its calls, its path ("as expected", or drawn when it holds more hops) and its
+database, the transcript in full (every tool call a line of it, with its arguments and status), and
+its cost and latency in a line. That keeps a whole run directory near 10 KB an oracle attempt.
 
 During a run the task pages are written as each task's attempts all arrive (task_pages.py); at the
 end `write_html_report` writes the main page and the task pages not written yet. `callm report` and
@@ -826,7 +832,7 @@ class Builder:
                 "failing_tasks": sum(1 for t in tasks if t["failures"] or t["unscored"]), "notes": self.notes}
 
     def build_task(self, industry: str, task_id: str) -> dict[str, Any]:
-        """A task's own page: every attempt of it in full."""
+        """A task's own page: every attempt of it (those that passed in brief)."""
         task = self.task_view(industry, task_id, self.grouped()[(industry, task_id)], full=True)
         return {**self.header(), "task": task, "home": "../../" + self.page_name, "notes": self.notes,
                 "stylesheet": "../" + STYLESHEET}
