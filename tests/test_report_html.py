@@ -102,13 +102,21 @@ def test_the_page_of_an_oracle_run_shows_every_task_passing(oracle_run):
         assert f'<section class="task passing" id="vet_clinic-{task}">' in own and '<a href="../../report.html">' in own
         assert own.count('<details class="attempt pass"') == 5
         assert not re.search(r'<details class="attempt[^>]*open>', own)  # passing attempts collapsed
-        assert own.count("<svg") == 2 * 5  # expected and actual path on the pack's graph, per attempt
-    # Self-contained: nothing loaded from elsewhere, no script.
+        assert own.count("<svg") == 1 and "Expected handoff path, for every attempt below" in own  # drawn once
+        # A passing attempt in brief: what equals the expected in a line, the transcript (calls and all) in full.
+        assert own.count("Handoff path as expected: ") == 5 and own.count("Final database state as expected.") == 5
+        assert '<table class="calls">' not in own and "Output of #" not in own
+        assert own.count('<table class="transcript">') == 5 and own.count("<tr class=\"tool\"><td>") >= 5
+    # Nothing loaded from elsewhere, no script: the task pages link the one stylesheet beside them.
+    stylesheet = oracle_run / "report" / "style.css"
+    assert ".badge.pass" in stylesheet.read_text(encoding="utf-8")
     for html in [page_path, *(oracle_run / "report").rglob("*.html")]:
         text = html.read_text(encoding="utf-8")
-        assert not re.search(r"<(script|link|img|iframe)\b", text)
+        links = re.findall(r"<link\b[^>]*>", text)
+        assert links == ([] if html == page_path else ['<link rel="stylesheet" href="../style.css">'])
+        assert not re.search(r"<(script|img|iframe)\b", text)
         assert not re.search(r"(src|href)=\"(https?:)?//", text)
-    assert not list(oracle_run.rglob(".*.html.*"))
+    assert not list(oracle_run.rglob(".*.html.*")) and not list(oracle_run.rglob(".*.css.*"))
 
 
 def test_the_page_of_a_failing_run_shows_the_differing_argument_and_the_changed_row(failing_run):
@@ -148,7 +156,8 @@ def test_without_the_pack_the_paths_are_listed_as_text(oracle_run, tmp_path):
     page = task_page(tmp_path, "C2-E2")
     assert "<svg" not in page
     assert "Handoff graph not drawn: the industry pack was not found." in page
-    assert '<td class="pathtext">appointments</td>' in page
+    assert '<p class="pathtext">appointments</p></figure>' in page  # the expected path, once
+    assert page.count('Handoff path as expected: <span class="pathtext">appointments</span>') == 5
 
 
 def test_everything_from_the_run_is_escaped(oracle_run, tmp_path):
@@ -187,7 +196,8 @@ def test_the_command_writes_the_page_or_says_why_not(oracle_run, tmp_path, capsy
     out = tmp_path / "page.html"
     assert main([str(oracle_run), "-o", str(out), "--industries", str(EXAMPLE_PACK.parent)]) == 0
     assert len(re.findall(r'href="page/vet_clinic/[^"]+\.html#', out.read_text(encoding="utf-8"))) == 40
-    assert sum(p.read_text(encoding="utf-8").count("<svg") for p in (tmp_path / "page").rglob("*.html")) == 80
+    assert sum(p.read_text(encoding="utf-8").count("<svg") for p in (tmp_path / "page").rglob("*.html")) == 8
+    assert (tmp_path / "page" / "style.css").is_file()  # the pages' stylesheet, beside them
     assert main([str(tmp_path / "empty")]) == 2
     assert "is not a folder" in capsys.readouterr().err
 
@@ -231,7 +241,9 @@ def test_no_key_reaches_the_page_or_any_file_of_the_run(model_run):
         if path.is_file():
             assert SECRET not in path.read_text(encoding="utf-8", errors="replace"), path
     # What a real call adds to the task's page: cost, latency, and the line's recognizer errors.
-    assert "median TTFT" in page and re.search(r"<td>cost</td><td>\$0\.\d{4}</td>", page)
+    # (a passing attempt's in one line, its model requests one click away)
+    assert re.search(r"\d+ requests · TTFT [\d.]+ ms · [\d,]+ input \([\d,]+ cached\) / [\d,]+ output tokens · "
+                     r"\$0\.\d{4}", page) and "<summary>Model requests (" in page
     assert re.search(r'<span class="err">digits dropped: ', page) and "<ins>" in page and "<del>" in page
 
 
@@ -320,9 +332,23 @@ def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path,
         assert re.search(r'<td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
                          r'<td class="db mono differs"><mark>S-106</mark></td>', failing)
     # A task's page, reached by the main page's relative link, opens from file:// too.
-    own = browse(chromium, tmp_path / "profile-task", "--dump-dom", (run / "report/vet_clinic/C2-E2.html").as_uri())
+    task = run / "report/vet_clinic/C2-E2.html"
+    own = browse(chromium, tmp_path / "profile-task", "--dump-dom", task.as_uri())
     assert own.returncode == 0, own.stderr[-2000:]
-    assert own.stdout.count("<svg") == 10 and own.stdout.count('<details class="attempt') == 5
+    # The expected path drawn once; the failing attempt's two paths, in full.
+    assert own.stdout.count("<svg") == (3 if which == "failing" else 1)
+    assert own.stdout.count('<details class="attempt') == 5
+    # ... styled by the stylesheet it links: without it (a copy of the page elsewhere), Chromium paints otherwise.
+    bare = tmp_path / "bare" / "vet_clinic" / task.name
+    bare.parent.mkdir(parents=True)
+    shutil.copy(task, bare)
+    shots = {}
+    for name, path in (("styled", task), ("bare", bare)):
+        shots[name] = tmp_path / f"{name}.png"
+        result = browse(chromium, tmp_path / f"profile-{name}", "--hide-scrollbars", "--window-size=1280,1600",
+                        f"--screenshot={shots[name]}", path.as_uri())
+        assert result.returncode == 0 and png_size(shots[name]) == (1280, 1600), result.stderr[-2000:]
+    assert shots["styled"].read_bytes() != shots["bare"].read_bytes()
 
     shot = tmp_path_factory.mktemp("html-report-screenshots") / f"{which}.png"
     result = browse(chromium, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1280,2400",

@@ -89,7 +89,7 @@ def test_it(callm_play, request):
     for attempt in (1, 2):
         expected = json.loads(Path(f"{played}-{attempt}.json").read_text())
         saved = json.loads((out / f"trajectories/vet_clinic/PY-M1/attempt-{attempt}.json").read_text())
-        assert saved["format"] == "callm-trajectory/2" and "final_state" not in saved["trajectory"]
+        assert saved["format"] == "callm-trajectory/3" and "final_state" not in saved["trajectory"]
         assert saved["trajectory"]["final_state_diff"]["tables"]["appointments"]  # the call changed rows
         assert RunDir(out).load_attempt("vet_clinic", "PY-M1", attempt)["trajectory"]["final_state"] == expected
 

@@ -5,8 +5,10 @@
 
 The pages are made with Jinja2 (autoescape on: every value from a run is escaped) from the run
 directory alone: `report.json` for the figures, `manifest.json` for the settings, and the trajectory
-files for what happened in each attempt. They need no server and load nothing: the CSS is inline,
-the handoff graphs are inline SVG, links are relative, and the only interactive parts are <details>.
+files for what happened in each attempt. They need no server and load nothing from elsewhere: the
+main page's CSS is inline, the task pages link their one stylesheet beside them (`report/style.css`,
+relative: file:// loads it), the handoff graphs are inline SVG, links are relative, and the only
+interactive parts are <details>.
 
 The main page (`report.html`, report.html.j2) stays light however long the run:
 
@@ -18,13 +20,17 @@ The main page (`report.html`, report.html.j2) stays light however long the run:
 - one line per passing attempt (its gates; requests, TTFT, tokens and cost when the run has usage),
   read from report.json alone, linking to the attempt on its task's page.
 
-A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) holds every
-attempt of the task in full, failing ones first and open, passing ones collapsed. An attempt in full
-is one macro (macros.html.j2) on either page: the combined verdict and the three gates, expected
-against actual tool calls with the differing arguments marked (the results in a collapsible block),
-the expected and the actual handoff path drawn on the industry's handoff graph, the database rows
-that differ, the transcript with what the caller said beside what the agent heard (recognizer errors
-marked), and the attempt's tokens, cost and latency.
+A task's page (`report/<industry>/<task>.html` beside `report.html`, task.html.j2) draws the task's
+expected handoff path once, then holds every attempt of the task, failing ones first and open,
+passing ones collapsed. One macro (macros.html.j2) draws an attempt on either page. One that did not
+pass is in full: the combined verdict and the three gates, expected against actual tool calls with
+the differing arguments marked (the results in a collapsible block), the expected and the actual
+handoff path drawn on the industry's handoff graph, the database rows that differ, the transcript
+with what the caller said beside what the agent heard (recognizer errors marked), and the attempt's
+tokens, cost and latency. One that passed is in brief, saying what equals the expected rather than
+repeating it: a line for its calls, its path ("as expected", or drawn when it holds more hops) and its
+database, the transcript in full (every tool call a line of it, with its arguments and status), and
+its cost and latency in a line. That keeps a whole run directory near 10 KB an oracle attempt.
 
 During a run the task pages are written as each task's attempts all arrive (task_pages.py); at the
 end `write_html_report` writes the main page and the task pages not written yet. `callm report` and
@@ -68,6 +74,7 @@ from pytest_callm.task.pack import Pack, PackError, default_industries, discover
 from pytest_callm.runs.rundir import RunDir, pack_hash
 
 PAGE_NAME = "report.html"
+STYLESHEET = "style.css"  # the task pages' one stylesheet, in the folder of their industry folders
 GATES = ("tools", "handoff", "database")
 GATE_TITLES = {"tools": "tools", "handoff": "handoff path", "database": "final database state"}
 REDACTED = "[redacted]"
@@ -460,8 +467,8 @@ def _edge_shape(graph: dict[str, Any], a: str, b: str, bend: float) -> dict[str,
     ux, uy = ux / ul, uy / ul
     arrow = [(ex, ey), (ex - ux * 9 - uy * 4.5, ey - uy * 9 + ux * 4.5),
              (ex - ux * 9 + uy * 4.5, ey - uy * 9 - ux * 4.5)]
-    return {"d": f"M{sx:.1f},{sy:.1f} Q{cx:.1f},{cy:.1f} {ex:.1f},{ey:.1f}",
-            "arrow": " ".join(f"{x:.1f},{y:.1f}" for x, y in arrow),
+    return {"d": f"M{sx:.0f},{sy:.0f} Q{cx:.0f},{cy:.0f} {ex:.0f},{ey:.0f}",  # whole pixels: a page draws many
+            "arrow": " ".join(f"{x:.0f},{y:.0f}" for x, y in arrow),
             "lx": 0.25 * sx + 0.5 * cx + 0.25 * ex, "ly": 0.25 * sy + 0.5 * cy + 0.25 * ey}
 
 
@@ -507,7 +514,8 @@ def handoff_view(gate: dict[str, Any], trajectory: dict[str, Any], pack: Pack | 
     details = gate.get("details") or {}
     expected = list(details.get("expected") or [])
     actual = list(details.get("actual") or [h.get("to_agent") for h in trajectory.get("handoffs") or []])
-    view = {"expected": expected, "actual": actual, "graphs": None, "note": pack_problem}
+    view = {"expected": expected, "actual": actual, "graphs": None, "note": pack_problem,
+            "as_expected": actual == expected, "text": " → ".join(actual) or "(no handoff)"}
     if pack is None:
         return view
     graph = handoff_graph(pack)
@@ -517,6 +525,7 @@ def handoff_view(gate: dict[str, Any], trajectory: dict[str, Any], pack: Pack | 
     view["graphs"] = {"expected": draw_path(graph, list(zip(chain, chain[1:])), "expected"),
                       "actual": draw_path(graph, hops, "actual")}
     view["entry"] = entry
+    view["text"] = " → ".join([entry, *actual])
     return view
 
 
@@ -779,6 +788,12 @@ class Builder:
                               "usage": usage_view(a.get("usage"), {})})
             views[-1]["href"] = f"{page}#{views[-1]['id']}"
         views.sort(key=lambda v: ({False: 0, None: 1, True: 2}[v["passed"]], v["number"] or 0))
+        # The expected path, drawn once for a task's page: its passing attempts say "as expected".
+        drawn = next((v["handoff"] for v in views if v.get("handoff")), None) if full else None
+        expected_path = None if drawn is None else {
+            "graph": (drawn["graphs"] or {}).get("expected"),
+            "text": " → ".join([drawn["entry"], *drawn["expected"]]) if drawn["graphs"]
+            else " → ".join(drawn["expected"]) or "(no handoff)"}
         score = (self.report.get("summary") or {}).get("tasks", {}).get(f"{industry}/{task_id}") or {}
         title = task.title if task is not None else (raw or {}).get("task_name", task_id).split(":", 1)[-1].strip()
         first = attempts[0]
@@ -793,8 +808,7 @@ class Builder:
             "traits": [(t.get("trait_name"), show(t.get("value"))) for t in (raw or {}).get("traits") or []
                        if isinstance(t, dict)],
             "forbidden": (raw or {}).get("forbidden_tools") or [],
-            "expected_path": (raw or {}).get("exp_handoff_path") or [],
-            "task_problem": problem, "path": str(path or ""),
+            "task_problem": problem, "path": str(path or ""), "expected_path": expected_path,
             "attempts": views, "full": [v for v in views if not v.get("line")],
             "lines": [v for v in views if v.get("line")], "passes": passes, "failures": failures,
             "unscored": sum(1 for v in views if v["passed"] is None),
@@ -810,6 +824,7 @@ class Builder:
         tasks.sort(key=lambda t: (t["failures"] == 0 and t["unscored"] == 0,
                                   t["pass_at_1"] if t["pass_at_1"] is not None else -1, t["industry"], t["task_id"]))
         return {**self.header(), "overview": self.overview(self.report.get("summary") or {}), "tasks": tasks,
+                "stylesheet": None,
                 "passing": [(t, v) for t in tasks for v in t["lines"]],
                 "failing_attempts": sum(t["failures"] for t in tasks),
                 "unscored_attempts": sum(t["unscored"] for t in tasks),
@@ -817,9 +832,10 @@ class Builder:
                 "failing_tasks": sum(1 for t in tasks if t["failures"] or t["unscored"]), "notes": self.notes}
 
     def build_task(self, industry: str, task_id: str) -> dict[str, Any]:
-        """A task's own page: every attempt of it in full."""
+        """A task's own page: every attempt of it (those that passed in brief)."""
         task = self.task_view(industry, task_id, self.grouped()[(industry, task_id)], full=True)
-        return {**self.header(), "task": task, "home": "../../" + self.page_name, "notes": self.notes}
+        return {**self.header(), "task": task, "home": "../../" + self.page_name, "notes": self.notes,
+                "stylesheet": "../" + STYLESHEET}
 
     # the page's top
 
@@ -928,8 +944,20 @@ def _write_page(path: Path, page: str) -> None:
         raise
 
 
+def write_stylesheet(page: Path) -> Path:
+    """The task pages' stylesheet (`report/style.css` beside `report.html`), written when it differs."""
+    path = page.parent / page.stem / STYLESHEET
+    css = environment().get_template("style.css.j2").render()
+    if not path.is_file() or path.read_text(encoding="utf-8") != css:
+        _write_page(path, css)
+    return path
+
+
 def write_task_pages(builder: "Builder", page: Path, keys: list[tuple[str, str]]) -> list[Path]:
-    """Write the pages of these (industry, task) beside the main `page`; returns their paths."""
+    """Write the pages of these (industry, task) beside the main `page`, and their stylesheet; returns
+    the pages' paths."""
+    if keys:
+        write_stylesheet(page)
     written = []
     for industry, task_id in keys:
         path = page.parent / task_page(page.name, industry, task_id)

@@ -41,11 +41,13 @@ from typing import Any
 from pytest_callm import __version__
 from pytest_callm.model import redact
 from pytest_callm.runs.seed_state import compress, rebuild_state
+from pytest_callm.runs.slim import fill, slim
 from pytest_callm.task.pack import Pack
 
 FORMAT = "callm-run/1"
-TRAJECTORY_FORMAT = "callm-trajectory/2"  # /2: the final state as a difference from the pack's seed
-READABLE_TRAJECTORY_FORMATS = ("callm-trajectory/1", TRAJECTORY_FORMAT)  # /1 holds the full final state
+# /2: the final state as a difference from the pack's seed; /3: fields their reader rebuilds left out (slim.py)
+TRAJECTORY_FORMAT = "callm-trajectory/3"
+READABLE_TRAJECTORY_FORMATS = ("callm-trajectory/1", "callm-trajectory/2", TRAJECTORY_FORMAT)  # /1: full final state
 REPORT_FORMAT = "callm-report/1"
 PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
 VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "normalize.py", "scoring/metrics.py", "scoring/stats.py")  # everything that scores
@@ -63,10 +65,11 @@ def _read_seed(path: str) -> dict[str, Any]:
 
 def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
     """Write JSON atomically: a reader sees the old file or the new one, never half of one.
-    `indent=None` writes one line with the C encoder (indenting forces json's pure-Python one,
+    `indent=None` writes one compact line with the C encoder (indenting forces json's pure-Python one,
     several times slower): for the trajectories, written once per attempt."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(redact.value(data), indent=indent, ensure_ascii=False, sort_keys=True) + "\n"
+    text = json.dumps(redact.value(data), indent=indent, ensure_ascii=False, sort_keys=True,
+                      separators=(",", ":") if indent is None else None) + "\n"
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -255,7 +258,7 @@ class RunDir:
                 trajectory = {k: v for k, v in trajectory.items() if k != "final_state"}
                 record = {**record, "trajectory": {**trajectory, "final_state_diff": diff}}
         write_json(self.trajectory_path(industry, task_id, attempt),
-                   {"format": TRAJECTORY_FORMAT, "complete": True, **record}, indent=None)
+                   {"format": TRAJECTORY_FORMAT, "complete": True, **slim(record)}, indent=None)
 
     def seed_path(self, industry: str, seed_id: str) -> Path:
         return self.path / "seeds" / industry / f"{seed_id}.json"
@@ -272,7 +275,10 @@ class RunDir:
         return _read_seed(str(self.seed_path(industry, seed_id)))
 
     def expand(self, data: dict[str, Any]) -> dict[str, Any]:
-        """A saved attempt with its final state rebuilt in full, whichever format saved it."""
+        """A saved attempt with its final state rebuilt in full and every field it left out put back,
+        whichever format saved it."""
+        if data.get("format") == TRAJECTORY_FORMAT:
+            data = fill(data)
         trajectory = data.get("trajectory") or {}
         diff = trajectory.get("final_state_diff")
         if diff is None:

@@ -52,10 +52,11 @@ class TaskPages:
                 self.written.discard(key)
 
     def _write(self, key: tuple[str, str], results: list[dict[str, Any]]) -> None:
-        from pytest_callm.runs.report_html import Builder, _write_page, render_task_page, task_page
+        from pytest_callm.runs.report_html import Builder, _write_page, render_task_page, task_page, write_stylesheet
 
         if self._builder is None:
             self._builder = Builder(self.run_dir, self.packs_dirs, report={"model": self.model, "k": self.k})
+            write_stylesheet(self.run_dir / self._builder.page_name)
         builder = self._builder
         attempts = sorted(results, key=lambda r: r.get("attempt") or 0)
         scored = [r for r in attempts if r.get("passed") is not None]

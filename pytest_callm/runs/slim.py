@@ -1,0 +1,121 @@
+"""What a saved attempt leaves out because its reader puts it back exactly (callm-trajectory/3).
+
+In the trajectory, a model request or a transcript turn saves only the fields that differ from their
+defaults (most requests have no text, reasoning, usage or notes), a request or tool call its `index`
+only where that is not its place in the list, a tool call `refused` only when true and
+`raw_arguments` only when they are not exactly `json.dumps(arguments, sort_keys=True)` (the file
+sorts keys, so that is what a reader can rebuild; the model's own spelling is kept otherwise). In the
+verdict, a gate leaves out its own name and its empty lists of problems (and of differences, or of
+forbidden calls). `fill` restores every field, so a loaded attempt is the one that was played.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+REQUEST_DEFAULTS = {"text": "", "reasoning": None, "usage": None, "notes": []}
+TURN_DEFAULTS = {"agent": None, "heard": None, "line_errors": [], "notes": []}
+CALL_DEFAULTS = {"refused": False}
+GATES = ("tools", "handoff", "database")
+
+
+def _without(record: dict[str, Any], defaults: dict[str, Any], index: int | None = None) -> dict[str, Any]:
+    return {k: v for k, v in record.items()
+            if not (k in defaults and v == defaults[k]) and not (k == "index" and index is not None and v == index)}
+
+
+def _with(record: dict[str, Any], defaults: dict[str, Any], index: int | None = None) -> dict[str, Any]:
+    placed = {"index": index} if index is not None else {}
+    return {**{k: (list(v) if isinstance(v, list) else v) for k, v in defaults.items()}, **placed, **record}
+
+
+def _spelled_plainly(call: dict[str, Any]) -> bool:
+    args = call.get("arguments")
+    return args is not None and "raw_arguments" in call and call["raw_arguments"] == json.dumps(args, sort_keys=True)
+
+
+def _slim_trajectory(t: dict[str, Any]) -> dict[str, Any]:
+    out = dict(t)
+    if "requests" in out:
+        out["requests"] = [_without(r, REQUEST_DEFAULTS, n) for n, r in enumerate(out["requests"])]
+    if "transcript" in out:
+        out["transcript"] = [_without(turn, TURN_DEFAULTS) for turn in out["transcript"]]
+    if "tool_calls" in out:
+        calls = []
+        for n, c in enumerate(out["tool_calls"]):
+            c = _without(c, CALL_DEFAULTS, n)
+            calls.append({k: v for k, v in c.items() if k != "raw_arguments"} if _spelled_plainly(c) else c)
+        out["tool_calls"] = calls
+    return out
+
+
+def _fill_trajectory(t: dict[str, Any]) -> dict[str, Any]:
+    out = dict(t)
+    if "requests" in out:
+        out["requests"] = [_with(r, REQUEST_DEFAULTS, n) for n, r in enumerate(out["requests"])]
+    if "transcript" in out:
+        out["transcript"] = [_with(turn, TURN_DEFAULTS) for turn in out["transcript"]]
+    if "tool_calls" in out:
+        out["tool_calls"] = [_with(c if "raw_arguments" in c else
+                                   {**c, "raw_arguments": json.dumps(c.get("arguments"), sort_keys=True)},
+                                   CALL_DEFAULTS, n) for n, c in enumerate(out["tool_calls"])]
+    return out
+
+
+def _empty_lists(d: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if not (k in names and v == [])}
+
+
+def _slim_verdict(v: dict[str, Any]) -> dict[str, Any]:
+    out = dict(v)
+    for g in GATES:
+        gate = out.get(g)
+        if not isinstance(gate, dict):
+            continue
+        gate = {k: val for k, val in _empty_lists(gate, ("problems",)).items() if not (k == "gate" and val == g)}
+        details = gate.get("details")
+        if g == "tools" and isinstance(details, dict):
+            details = _empty_lists(details, ("forbidden",))
+            if isinstance(details.get("calls"), list):
+                details["calls"] = [_empty_lists(c, ("differences",)) for c in details["calls"]]
+            gate["details"] = details
+        out[g] = gate
+    return out
+
+
+def _fill_verdict(v: dict[str, Any]) -> dict[str, Any]:
+    out = dict(v)
+    for g in GATES:
+        gate = out.get(g)
+        if not isinstance(gate, dict):
+            continue
+        gate = {"gate": g, "problems": [], **gate}
+        details = gate.get("details")
+        if g == "tools" and isinstance(details, dict):
+            details = {"forbidden": [], **details}
+            if isinstance(details.get("calls"), list):
+                details["calls"] = [{"differences": [], **c} for c in details["calls"]]
+            gate["details"] = details
+        out[g] = gate
+    return out
+
+
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    """A saved attempt (task, trajectory, verdict, usage) as written: what `fill` rebuilds left out."""
+    out = dict(record)
+    if isinstance(out.get("trajectory"), dict):
+        out["trajectory"] = _slim_trajectory(out["trajectory"])
+    if isinstance(out.get("verdict"), dict):
+        out["verdict"] = _slim_verdict(out["verdict"])
+    return out
+
+
+def fill(record: dict[str, Any]) -> dict[str, Any]:
+    """A saved attempt of callm-trajectory/3 with every field `slim` left out put back."""
+    out = dict(record)
+    if isinstance(out.get("trajectory"), dict):
+        out["trajectory"] = _fill_trajectory(out["trajectory"])
+    if isinstance(out.get("verdict"), dict):
+        out["verdict"] = _fill_verdict(out["verdict"])
+    return out
