@@ -13,7 +13,9 @@ line, and the default phone line sits between them. Each setup keeps `--slots` (
 and prints, side by side, from the server's own log of every request:
 
   wall          the pytest run, start to exit, against the ideal: calls x requests x total / slots
-  utilization   request-seconds served / (slots x (last reply - first request))
+  ideal/wall    the share of the whole run's slot time the model was busy (start-up included)
+  utilization   request-seconds served / (slots x (last reply - first request)): how busy the slots
+                are once the calls have started
   first req     seconds from starting pytest to the first chat request
   CPU           user + system seconds of pytest and its workers
   TTFT median   the time to first token the run recorded (from its saved trajectories) minus the
@@ -129,11 +131,12 @@ def main() -> None:
             rows.append(run(folder, server, name, extra, slots, args.calls, args.ttft_ms, args.total_ms))
             r = rows[-1]
             print(f"  done: {name} in {r['wall']:.1f} s", file=sys.stderr, flush=True)
-    print(f"{'setup':<30} {'wall (ideal)':>14} {'utilization':>11} {'first req':>9} {'CPU':>7} {'TTFT - served':>13}"
-          f" {'requests lost':>13}")
+    print(f"{'setup':<30} {'wall (ideal)':>14} {'ideal/wall':>10} {'utilization':>11} {'first req':>9} {'CPU':>7} "
+          f"{'TTFT - served':>13} {'requests lost':>13}")
     for r in rows:
-        print(f"{r['setup']:<30} {r['wall']:>6.1f} s ({r['ideal']:.0f} s) {r['utilization']:>11.2f} "
-              f"{r['first']:>7.1f} s {r['cpu']:>5.0f} s {r['ttft_over']:>10.1f} ms {r['missing']:>13}")
+        print(f"{r['setup']:<30} {r['wall']:>6.1f} s ({r['ideal']:.0f} s) {r['ideal'] / r['wall']:>10.2f} "
+              f"{r['utilization']:>11.2f} {r['first']:>7.1f} s {r['cpu']:>5.0f} s {r['ttft_over']:>10.1f} ms "
+              f"{r['missing']:>13}")
 
 
 if __name__ == "__main__":
