@@ -101,21 +101,20 @@ def _fill_verdict(v: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def slim(record: dict[str, Any]) -> dict[str, Any]:
-    """A saved attempt (task, trajectory, verdict, usage) as written: what `fill` rebuilds left out."""
+def _apply(record: dict[str, Any], on_trajectory, on_verdict) -> dict[str, Any]:
     out = dict(record)
     if isinstance(out.get("trajectory"), dict):
-        out["trajectory"] = _slim_trajectory(out["trajectory"])
+        out["trajectory"] = on_trajectory(out["trajectory"])
     if isinstance(out.get("verdict"), dict):
-        out["verdict"] = _slim_verdict(out["verdict"])
+        out["verdict"] = on_verdict(out["verdict"])
     return out
+
+
+def slim(record: dict[str, Any]) -> dict[str, Any]:
+    """A saved attempt (task, trajectory, verdict, usage) as written: what `fill` rebuilds left out."""
+    return _apply(record, _slim_trajectory, _slim_verdict)
 
 
 def fill(record: dict[str, Any]) -> dict[str, Any]:
     """A saved attempt of callm-trajectory/3 with every field `slim` left out put back."""
-    out = dict(record)
-    if isinstance(out.get("trajectory"), dict):
-        out["trajectory"] = _fill_trajectory(out["trajectory"])
-    if isinstance(out.get("verdict"), dict):
-        out["verdict"] = _fill_verdict(out["verdict"])
-    return out
+    return _apply(record, _fill_trajectory, _fill_verdict)
