@@ -35,32 +35,35 @@ def _spelled_plainly(call: dict[str, Any]) -> bool:
     return args is not None and "raw_arguments" in call and call["raw_arguments"] == json.dumps(args, sort_keys=True)
 
 
-def _slim_trajectory(t: dict[str, Any]) -> dict[str, Any]:
+def _slim_call(c: dict[str, Any], n: int) -> dict[str, Any]:
+    c = _without(c, CALL_DEFAULTS, n)
+    return {k: v for k, v in c.items() if k != "raw_arguments"} if _spelled_plainly(c) else c
+
+
+def _fill_call(c: dict[str, Any], n: int) -> dict[str, Any]:
+    if "raw_arguments" not in c:
+        c = {**c, "raw_arguments": json.dumps(c.get("arguments"), sort_keys=True)}
+    return _with(c, CALL_DEFAULTS, n)
+
+
+def _each(t: dict[str, Any], record, call) -> dict[str, Any]:
+    """The trajectory with `record` applied to its requests and turns, `call` to its tool calls."""
     out = dict(t)
     if "requests" in out:
-        out["requests"] = [_without(r, REQUEST_DEFAULTS, n) for n, r in enumerate(out["requests"])]
+        out["requests"] = [record(r, REQUEST_DEFAULTS, n) for n, r in enumerate(out["requests"])]
     if "transcript" in out:
-        out["transcript"] = [_without(turn, TURN_DEFAULTS) for turn in out["transcript"]]
+        out["transcript"] = [record(turn, TURN_DEFAULTS) for turn in out["transcript"]]
     if "tool_calls" in out:
-        calls = []
-        for n, c in enumerate(out["tool_calls"]):
-            c = _without(c, CALL_DEFAULTS, n)
-            calls.append({k: v for k, v in c.items() if k != "raw_arguments"} if _spelled_plainly(c) else c)
-        out["tool_calls"] = calls
+        out["tool_calls"] = [call(c, n) for n, c in enumerate(out["tool_calls"])]
     return out
+
+
+def _slim_trajectory(t: dict[str, Any]) -> dict[str, Any]:
+    return _each(t, _without, _slim_call)
 
 
 def _fill_trajectory(t: dict[str, Any]) -> dict[str, Any]:
-    out = dict(t)
-    if "requests" in out:
-        out["requests"] = [_with(r, REQUEST_DEFAULTS, n) for n, r in enumerate(out["requests"])]
-    if "transcript" in out:
-        out["transcript"] = [_with(turn, TURN_DEFAULTS) for turn in out["transcript"]]
-    if "tool_calls" in out:
-        out["tool_calls"] = [_with(c if "raw_arguments" in c else
-                                   {**c, "raw_arguments": json.dumps(c.get("arguments"), sort_keys=True)},
-                                   CALL_DEFAULTS, n) for n, c in enumerate(out["tool_calls"])]
-    return out
+    return _each(t, _with, _fill_call)
 
 
 def _empty_lists(d: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
