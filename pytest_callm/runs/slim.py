@@ -70,38 +70,42 @@ def _empty_lists(d: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if not (k in names and v == [])}
 
 
-def _slim_verdict(v: dict[str, Any]) -> dict[str, Any]:
+def _each_gate(v: dict[str, Any], gate_fn, calls_fn) -> dict[str, Any]:
+    """The verdict with `gate_fn(gate, name)` applied to each gate, `calls_fn` to the tools gate's details."""
     out = dict(v)
     for g in GATES:
         gate = out.get(g)
         if not isinstance(gate, dict):
             continue
-        gate = {k: val for k, val in _empty_lists(gate, ("problems",)).items() if not (k == "gate" and val == g)}
+        gate = gate_fn(gate, g)
         details = gate.get("details")
         if g == "tools" and isinstance(details, dict):
-            details = _empty_lists(details, ("forbidden",))
-            if isinstance(details.get("calls"), list):
-                details["calls"] = [_empty_lists(c, ("differences",)) for c in details["calls"]]
-            gate["details"] = details
+            gate["details"] = calls_fn(details)
         out[g] = gate
     return out
+
+
+def _slim_tools_details(details: dict[str, Any]) -> dict[str, Any]:
+    details = _empty_lists(details, ("forbidden",))
+    if isinstance(details.get("calls"), list):
+        details["calls"] = [_empty_lists(c, ("differences",)) for c in details["calls"]]
+    return details
+
+
+def _fill_tools_details(details: dict[str, Any]) -> dict[str, Any]:
+    details = {"forbidden": [], **details}
+    if isinstance(details.get("calls"), list):
+        details["calls"] = [{"differences": [], **c} for c in details["calls"]]
+    return details
+
+
+def _slim_verdict(v: dict[str, Any]) -> dict[str, Any]:
+    return _each_gate(v, lambda gate, g: {k: val for k, val in _empty_lists(gate, ("problems",)).items()
+                                          if not (k == "gate" and val == g)}, _slim_tools_details)
 
 
 def _fill_verdict(v: dict[str, Any]) -> dict[str, Any]:
-    out = dict(v)
-    for g in GATES:
-        gate = out.get(g)
-        if not isinstance(gate, dict):
-            continue
-        gate = {"gate": g, "problems": [], **gate}
-        details = gate.get("details")
-        if g == "tools" and isinstance(details, dict):
-            details = {"forbidden": [], **details}
-            if isinstance(details.get("calls"), list):
-                details["calls"] = [{"differences": [], **c} for c in details["calls"]]
-            gate["details"] = details
-        out[g] = gate
-    return out
+    return _each_gate(v, lambda gate, g: {"gate": g, "problems": [], **gate}, _fill_tools_details)
 
 
 def _apply(record: dict[str, Any], on_trajectory, on_verdict) -> dict[str, Any]:
