@@ -158,3 +158,18 @@ def test_ctrl_c_cancels_the_calls_in_flight_and_a_resume_finishes_the_run(projec
     resumed = project.runpytest(*RUN, "--callm-concurrency=8", f"--callm-resume={run}")
     resumed.assert_outcomes(passed=10, failed=10)
     assert len(saved(run)) == 20
+
+
+def test_a_runtime_that_cannot_start_fails_each_attempt_in_its_own_report(vet_pack, load_task):
+    from pytest_callm.runs.attempts import AttemptRunner
+    from pytest_callm.toolserver.client import ToolServerError
+
+    def no_tool_server():
+        raise ToolServerError("the tool server did not start within 30s")
+
+    task = load_task(SECOND)
+    runner = AttemptRunner(no_tool_server, None, None, concurrency=4)
+    runner.in_flight.play_ahead(lambda: [(task, vet_pack, 1), None, (task, vet_pack, 2)])
+    for attempt in (1, 2):  # the error reaches each attempt, not the hook that started the calls
+        with pytest.raises(ToolServerError, match="did not start"):
+            runner.play(task, vet_pack, attempt)

@@ -37,6 +37,13 @@ def key_of(task: Task, attempt: int) -> Key:
     return task.industry, task.task_id, attempt
 
 
+def failed(error: Exception) -> concurrent.futures.Future:
+    """A call that could not start: its attempt takes the error as its own."""
+    future = concurrent.futures.Future()
+    future.set_exception(error)
+    return future
+
+
 def refused(future: concurrent.futures.Future) -> bool:
     """Whether the call ended on a refused key or model (then every other call would too)."""
     return future.done() and not future.cancelled() and isinstance(future.exception(), ModelAccessError)
@@ -74,7 +81,12 @@ class CallsInFlight:
                 start.setdefault(key, entry)
         if not start:
             return
-        runtime = self.runner.started()
+        try:
+            runtime = self.runner.started()
+        except Exception as e:  # e.g. the tool server did not start: each attempt fails with it, in order
+            for key in start:
+                self._calls[key] = failed(e)
+            return
         # Built here, in the runner's thread, so a plugged-in caller factory runs where pytest's hooks
         # do (only a rerun after an infrastructure failure builds its own on the loop); all before any
         # starts, so the calls leave together.
@@ -83,8 +95,7 @@ class CallsInFlight:
             try:
                 ready[key] = (entry, runtime.participants(*entry))
             except Exception as e:  # e.g. no caller model: this attempt's own error, in its own report
-                self._calls[key] = failed = concurrent.futures.Future()
-                failed.set_exception(e)
+                self._calls[key] = failed(e)
         for key, ((task, pack, attempt), who) in ready.items():
             self._calls[key] = runtime.submit(self.runner.play_async(task, pack, attempt, who))
 

@@ -38,6 +38,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from pytest_callm.toolserver.calldb import CALL_ID_HEADER, CallStore, valid_call_id
+from pytest_callm.toolserver.client import ToolServerError
 from pytest_callm.model.output import NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import Session, ToolContext, ToolError, envelope
@@ -222,7 +223,7 @@ class ToolServer:
         line = ready[0] if ready else ""
         if not line.startswith(self.READY):
             self.stop()
-            raise RuntimeError(f"the tool server did not start within {timeout:.0f}s (command: {' '.join(cmd)})")
+            raise ToolServerError(f"the tool server did not start within {timeout:.0f}s (command: {' '.join(cmd)})")
         self.url = line[len(self.READY):].strip()
         return self
 
