@@ -173,3 +173,46 @@ def test_a_runtime_that_cannot_start_fails_each_attempt_in_its_own_report(vet_pa
     for attempt in (1, 2):  # the error reaches each attempt, not the hook that started the calls
         with pytest.raises(ToolServerError, match="did not start"):
             runner.play(task, vet_pack, attempt)
+
+
+def test_a_caller_hook_that_skips_one_attempt_skips_that_attempt_only(project):
+    project.makeconftest(CALLER.replace("def pytest_callm_make_caller(config, task, pack, attempt, model_name):",
+                                        '''def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    import pytest
+
+    if task.task_id == "C2-E2" and attempt == 5:
+        pytest.skip("this caller cannot play attempt 5")'''))
+    result = project.runpytest(*RUN, "--callm-concurrency=8", "-rs")
+    result.assert_outcomes(passed=9, failed=10, skipped=1)
+    result.stdout.fnmatch_lines(["*this caller cannot play attempt 5*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+def test_items_with_a_skip_mark_are_never_played(project, openai_server):
+    (project.path / "conftest.py").write_text(CALLER + f'''
+
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "{SECOND}" in item.nodeid:  # collected after FIRST: would be played ahead while FIRST runs
+            item.add_marker(pytest.mark.skip(reason="not today"))
+''')
+    result = project.runpytest(*RUN, "--callm-concurrency=8", "--callm-out=run")
+    result.assert_outcomes(failed=10, skipped=10)
+    assert not (project.path / "run" / "trajectories" / "vet_clinic" / SECOND).exists()
+    assert len(saved(project.path / "run")) == 10
+
+
+def test_a_runtime_that_cannot_start_leaves_no_thread_behind():
+    import threading
+
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.toolserver.client import ToolServerError
+
+    before = sum(t.name == "callm-calls" for t in threading.enumerate())
+    for _ in range(3):
+        with pytest.raises(ToolServerError):
+            Runtime("oracle", {}, "http://127.0.0.1:1")  # nothing listens there
+    assert sum(t.name == "callm-calls" for t in threading.enumerate()) == before

@@ -157,7 +157,7 @@ class OpenAIChatModel:
     def __init__(self, config: ModelConfig, api_key: str | None, retry: RetryPolicy = RetryPolicy(),
                  sampler: RequestSampler | None = None, connections: int = 8):
         self.config = config
-        self.connections = connections  # the pool: as many as calls in flight, kept alive between requests
+        self.connections = connections  # calls in flight: as many connections kept alive between requests
         redact.public_url(config.base_url)  # remembers a password written into the URL
         self.name = config.name
         self.api_key = api_key
@@ -167,7 +167,10 @@ class OpenAIChatModel:
 
     def client(self) -> openai.AsyncOpenAI:
         if self._client is None:
-            limits = httpx2.Limits(max_connections=self.connections, max_keepalive_connections=self.connections)
+            # Headroom over the calls in flight: an item playing its own call beside them, or a cancelled
+            # call still unwinding, must not wait for a connection (that wait would count as latency).
+            limits = httpx2.Limits(max_connections=2 * self.connections + 2,
+                                   max_keepalive_connections=self.connections)
             http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s, limits=limits,
                                                   event_hooks={"request": [_mark_sent]})
             self._client = openai.AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,

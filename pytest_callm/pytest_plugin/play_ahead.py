@@ -7,8 +7,8 @@ one by one, in order, with their own verdicts, and -x, --maxfail and Ctrl-C stop
 the calls still in flight are cancelled when the test loop ends, and a resumed run plays them.
 
 An item is played ahead only when the call is wholly the plugin's: a task file's item whose call
-fixtures (`callm_model`, `callm_caller`, `callm_line`, `callm_call_db`, ...) are not overridden, and
-whose attempt is played (not resumed or rescored). Any other item plays its own call as before, while
+fixtures (`callm_task`, `callm_play`, `callm_model`, `callm_caller`, `callm_line`, `callm_call_db`)
+are not overridden, that carries no skip mark, and whose attempt is played (not resumed or rescored). Any other item plays its own call as before, while
 the calls played ahead go on.
 
 The calls started are those of the next 2N items at most, N running at a time: a call that ends frees
@@ -37,10 +37,21 @@ def plays_own_fixtures(item: pytest.Item) -> bool:
     return all(name in defs and defs[name][-1].func.__module__ == fixtures.__name__ for name in CALL_FIXTURES)
 
 
+def may_be_skipped(item: pytest.Item) -> bool:
+    """A skip or skipif mark, or xfail(run=False): pytest decides at setup, and a skipped item's call
+    must never be played (nor paid for, nor saved)."""
+    return (any(item.iter_markers("skip")) or any(item.iter_markers("skipif"))
+            or any(m.kwargs.get("run") is False for m in item.iter_markers("xfail")))
+
+
 def ahead_entry(item: pytest.Item, runner) -> tuple[Any, Any, int] | None:
     """(task, pack, attempt) when the item's call can be played ahead; decided once per item."""
     if AHEAD not in item.__dict__:
-        ok = isinstance(item, TaskItem) and plays_own_fixtures(item) and fixtures.will_play(item, runner)
+        try:
+            ok = (isinstance(item, TaskItem) and plays_own_fixtures(item) and not may_be_skipped(item)
+                  and fixtures.will_play(item, runner))
+        except Exception:  # e.g. a saved attempt that cannot be read: the item's own fixtures say so
+            ok = False
         item.__dict__[AHEAD] = (item.task, item.pack, item.attempt) if ok else None
     return item.__dict__[AHEAD]
 

@@ -139,8 +139,10 @@ class CallmState:
         worker = getattr(self.config, "workerinput", None)
         if worker is not None:
             return int(worker.get("workercount", 1))
-        dist = self.config.getoption("dist", "no")
-        return int(self.config.getoption("numprocesses", None) or 1) if dist != "no" else 1
+        # xdist turns -n (capped by --maxprocesses) into one --tx entry per worker before we configure.
+        if self.config.getoption("dist", "no") == "no":
+            return 1
+        return max(len(self.config.getoption("tx", None) or []), 1)
 
     def attempt_runner(self) -> AttemptRunner:
         """This process's attempt runner (made on first need; it starts a runtime only to play)."""

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -101,9 +102,10 @@ class AttemptRunner:
         return self._played(task, pack, attempt, runtime.play(task, pack, attempt, who, call_id, rerun=rerun))
 
     async def play_async(self, task: Task, pack: Pack, attempt: int, who: Participants) -> Played:
-        """Play one attempt on the runtime's loop (started already), scored and saved when it ends."""
+        """Play one attempt on the runtime's loop (started already), scored and saved when it ends:
+        in a worker thread, so the streams of the calls still in flight are not held up meanwhile."""
         trajectory = await self.runtime.play_async(task, pack, attempt, who)
-        return self._played(task, pack, attempt, trajectory)
+        return await asyncio.to_thread(self._played, task, pack, attempt, trajectory)
 
     def _played(self, task: Task, pack: Pack, attempt: int, trajectory: Trajectory) -> Played:
         key = (task.industry, task.task_id, attempt)

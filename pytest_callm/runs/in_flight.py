@@ -37,7 +37,7 @@ def key_of(task: Task, attempt: int) -> Key:
     return task.industry, task.task_id, attempt
 
 
-def failed(error: Exception) -> concurrent.futures.Future:
+def failed(error: BaseException) -> concurrent.futures.Future:
     """A call that could not start: its attempt takes the error as its own."""
     future = concurrent.futures.Future()
     future.set_exception(error)
@@ -94,7 +94,9 @@ class CallsInFlight:
         for key, entry in start.items():
             try:
                 ready[key] = (entry, runtime.participants(*entry))
-            except Exception as e:  # e.g. no caller model: this attempt's own error, in its own report
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as e:  # no caller model, or a caller hook's pytest.skip: this attempt's own
                 self._calls[key] = failed(e)
         for key, ((task, pack, attempt), who) in ready.items():
             self._calls[key] = runtime.submit(self.runner.play_async(task, pack, attempt, who))
@@ -113,8 +115,6 @@ class CallsInFlight:
             # Woken by any call that ends, and now and then anyway: a worker's queue grows as the
             # controller deals it more items, and those may fill free slots.
             concurrent.futures.wait(running, timeout=RECHECK_S, return_when=FIRST_COMPLETED)
-            if refused(future):
-                break
             self._top_up()
         del self._calls[key]
         self._taken.add(key)
