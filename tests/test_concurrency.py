@@ -216,3 +216,32 @@ def test_a_runtime_that_cannot_start_leaves_no_thread_behind():
         with pytest.raises(ToolServerError):
             Runtime("oracle", {}, "http://127.0.0.1:1")  # nothing listens there
     assert sum(t.name == "callm-calls" for t in threading.enumerate()) == before
+
+
+def test_x_under_xdist_takes_the_queued_items_back_from_every_worker(project, openai_server):
+    # 21 items, the third the only failing one, whose caller hangs up at once: it fails while every
+    # other call is in flight. Each worker is dealt 8 (2 x 4); without taking them back, both would
+    # play and report all they hold after the failure.
+    (project.path / "conftest.py").write_text(CALLER.replace("    return FixedLineCaller()", f'''
+    if task.task_id == "{FIRST}":
+        return HangsUp()
+    return FixedLineCaller()
+
+
+class HangsUp:
+    async def respond(self, agent_said):
+        return CallerTurn("", hang_up=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    failing = [i for i in items if "{FIRST}[attempt-1]" in i.nodeid]
+    passing = [i for i in items if "{SECOND}" in i.nodeid]
+    config.hook.pytest_deselected(items=[i for i in items if i not in failing + passing])
+    items[:] = passing[:2] + failing + passing[2:]'''))
+    openai_server.state.delay_ms = 100  # the passing calls take a second or so
+    result = project.runpytest_subprocess(*RUN, "--callm-attempts=20", "--callm-concurrency=4", "--callm-out=run",
+                                          "-n", "2", "-x")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed") == 1
+    # At most the items each worker keeps when the rest is taken back (see DeepQueues): 3 and 3.
+    assert outcomes.get("passed", 0) <= 6, result.stdout.str()[-2000:]

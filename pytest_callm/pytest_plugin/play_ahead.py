@@ -14,7 +14,9 @@ the calls played ahead go on.
 The calls started are those of the next 2N items at most, N running at a time: a call that ends frees
 its slot for the next item's call at once, while pytest may still be waiting on an earlier, slower one.
 Under xdist the controller deals items to workers a few at a time; `DeepQueues` keeps every worker's
-queue at least 2N deep, so a worker knows enough of what comes next to keep N calls in flight.
+queue at least 2N deep, so a worker knows enough of what comes next to keep N calls in flight. When
+-x or --maxfail stops the run, it takes the queued items back from the workers (xdist alone would let
+each run its whole queue first), and each worker cancels their calls.
 """
 
 from __future__ import annotations
@@ -124,8 +126,25 @@ def deep_queues(config: pytest.Config, log, depth: int):
                 self._top_up(node, min(depth, share))
 
         def check_schedule(self, node, duration: float = 0) -> None:
+            if getattr(config.pluginmanager.getplugin("dsession"), "shouldstop", False):
+                # -x or --maxfail: xdist would let each worker run its whole (deep) queue first.
+                for each in self.nodes:
+                    self._take_back(each)
+                return
             self._top_up(node)
             super().check_schedule(node, duration)
+
+        def _take_back(self, node) -> None:
+            # The worker holds the item it runs and the next one outside its queue; one more is left as
+            # margin (a steal naming an item the worker has taken meanwhile is refused whole).
+            queued = self.node2pending[node][3:]
+            if queued:
+                node.send_steal(queued)
+
+        def remove_pending_tests_from_node(self, node, indices) -> None:
+            # The worker's answer to a steal: those items will not run (the run is stopping).
+            gone = set(indices)
+            self.node2pending[node] = [i for i in self.node2pending[node] if i not in gone]
 
     return DeepQueues(config, log)
 
