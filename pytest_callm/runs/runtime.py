@@ -95,43 +95,34 @@ class Runtime:
         self._server = None
         self.tools: ToolClient | None = None
         try:
-            self._start(packs, tool_server_url, keep_calls, model_config, api_key, retry, caller_config,
-                        caller_api_key, line, line_config, line_api_key, latency_sample)
+            # The tool server starts in its own process while this one imports the model client and
+            # loads the line's dictionary: the first call is seconds sooner.
+            with ThreadPoolExecutor(max_workers=1) as starter:
+                starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls)
+                try:
+                    if model_name != ORACLE:
+                        from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
+
+                        sampler = RequestSampler(latency_sample) if latency_sample else None
+                        retry = retry or RetryPolicy()
+                        # A call has at most one request of each kind open at a time: pools of
+                        # `concurrency` connections (and headroom) never make a call wait for another's.
+                        pool = dict(connections=concurrency)
+                        self.client = OpenAIChatModel(model_config, api_key, retry, sampler, **pool)
+                        # The caller and the line's rewriter talk through the same client, at their own configs.
+                        if caller_config is not None:
+                            self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry, **pool)
+                        if line_config is not None:
+                            self.line_client = OpenAIChatModel(line_config, line_api_key, retry, **pool)
+                        warm_up(line)
+                finally:
+                    if starting is not None:
+                        self._server = starting.result()
+            self.tool_server_url = tool_server_url or self._server.url
+            self.tools = self.run(self._connect())
         except BaseException:
             self.close()  # a runtime that could not start leaves no thread, server or connection behind
             raise
-
-    def _start(self, packs, tool_server_url, keep_calls, model_config, api_key, retry, caller_config,
-               caller_api_key, line, line_config, line_api_key, latency_sample) -> None:
-        # The tool server starts in its own process while this one imports the model client and loads
-        # the line's dictionary: the first call is seconds sooner.
-        with ThreadPoolExecutor(max_workers=1) as starter:
-            starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls)
-            try:
-                if self.model_name != ORACLE:
-                    self._make_clients(model_config, api_key, retry, caller_config, caller_api_key,
-                                       line_config, line_api_key, latency_sample)
-                    warm_up(line)
-            finally:
-                if starting is not None:
-                    self._server = starting.result()
-        self.tool_server_url = tool_server_url or self._server.url
-        self.tools = self.run(self._connect())
-
-    def _make_clients(self, model_config, api_key, retry, caller_config, caller_api_key, line_config,
-                      line_api_key, latency_sample) -> None:
-        from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
-
-        sampler = RequestSampler(latency_sample) if latency_sample else None
-        # A call has at most one request of each kind open at a time: pools of `concurrency`
-        # connections (and headroom, see OpenAIChatModel) never make a call wait for another's.
-        pool = dict(connections=self.concurrency)
-        self.client = OpenAIChatModel(model_config, api_key, retry or RetryPolicy(), sampler, **pool)
-        # The caller and the line's rewriter talk through the same client, at their own configs.
-        if caller_config is not None:
-            self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry or RetryPolicy(), **pool)
-        if line_config is not None:
-            self.line_client = OpenAIChatModel(line_config, line_api_key, retry or RetryPolicy(), **pool)
 
     @staticmethod
     def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None):
