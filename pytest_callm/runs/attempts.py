@@ -68,6 +68,7 @@ class AttemptRunner:
         self.run_dir = run_dir
         self.rescore_from = rescore_from
         self.in_flight = CallsInFlight(self, concurrency)
+        self._saved: dict[tuple[str, str, int], dict[str, Any]] = {}  # read by will_play, taken by play
 
     def started(self) -> Runtime:
         """The runtime, started on first need (event loop, tool server, model clients)."""
@@ -79,7 +80,14 @@ class AttemptRunner:
         """Whether this attempt is played (not rescored, and not saved already in the run directory)."""
         if self.rescore_from is not None:
             return False
-        return self.run_dir is None or self.run_dir.load_attempt(task.industry, task.task_id, attempt) is None
+        if self.run_dir is None:
+            return True
+        key = (task.industry, task.task_id, attempt)
+        saved = self.run_dir.load_attempt(*key)
+        if saved is None:
+            return True
+        self._saved[key] = saved  # `play` resumes from it: a saved attempt is read once
+        return False
 
     def play(self, task: Task, pack: Pack, attempt: int, who: Participants | None = None,
              call_id: str | None = None, *, rerun: bool = True) -> Played:
@@ -95,7 +103,9 @@ class AttemptRunner:
                 raise MissingTrajectory(f"{self.rescore_from.path} holds no complete trajectory of "
                                         f"{task.industry}/{task.task_id} attempt {attempt}")
             return self._score(task, pack, saved, "rescored")
-        saved = self.run_dir.load_attempt(*key) if self.run_dir is not None else None
+        saved = self._saved.pop(key, None)
+        if saved is None and self.run_dir is not None:
+            saved = self.run_dir.load_attempt(*key)
         if saved is not None:
             return self._score(task, pack, saved, "resumed")
         runtime = self.started()
