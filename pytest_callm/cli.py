@@ -2,6 +2,7 @@
 
     callm lock [--check] PATHS...     fill or check exp_db_state by replaying answer keys
     callm lint PATHS...               check answer keys and suite composition
+    callm prove PATHS... [-v]         replay declared traps, mutants and correct spellings of each key
     callm new-task DIR/ID             a new task file from a template (ID: C4-H5, or C4-H for the next free)
     callm serve [--port N]            run a tool server for --callm-tool-server
     callm fit-line-profile PAIRS.jsonl -o PROFILE.json
@@ -41,6 +42,14 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.runs.merge import main as merge_main
 
         return merge_main(argv[1:])
+    if argv[:1] == ["prove"]:
+        from pytest_callm.authoring.prove import main as prove_main
+
+        try:
+            return prove_main(argv[1:], default_industries(Path.cwd()))
+        except (PackError, TaskError) as e:
+            print(e, file=sys.stderr)
+            return 2
     parser = argparse.ArgumentParser(prog="callm", description=__doc__.splitlines()[0])
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -58,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     p_new.add_argument("--industry", help="the pack (default: the enclosing folder named after a pack)")
     p_serve = sub.add_parser("serve", help="run a tool server for --callm-tool-server")
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
+    sub.add_parser("prove", help="replay each task's declared traps, mutants and correct spellings (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
     sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")

@@ -183,6 +183,7 @@ class ValueKinds:
 
     def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None):
         self.tables: dict[str, dict[str, str]] = {}
+        self.variants = {t: {c: list(vs) for c, vs in m.items()} for t, m in (alias_tables or {}).items()}
         for table, mapping in (alias_tables or {}).items():
             folded: dict[str, str] = {}
             for canon, variants in mapping.items():

@@ -72,7 +72,13 @@ def fill_arguments(pack: Pack, name: str, given: dict[str, Any]) -> dict[str, An
     return args
 
 
-def plan_answer_key(task: Task, pack: Pack) -> list[PlannedCall]:
+def plan_answer_key(task: Task, pack: Pack, *, skip_unowned: bool = False) -> list[PlannedCall]:
+    """The key's calls in order, with the handoffs the path needs and a closing `end_call`.
+
+    `skip_unowned` plays what a wrong agent that skipped part of the path could still do, instead of
+    refusing the key: handoffs the agent reached cannot make, and calls no agent from there on owns,
+    are left out (the proof's dropped-handoff mutants, `authoring/prove.py`).
+    """
     path = list(task.exp_handoff_path)
     agent = pack.entry_agent
     plan: list[PlannedCall] = []
@@ -91,14 +97,25 @@ def plan_answer_key(task: Task, pack: Pack) -> list[PlannedCall]:
         plan.append(PlannedCall(tool, fill_arguments(pack, tool, given), "ok", key_index, agent))
         agent = target
 
+    if skip_unowned:
+        reachable, at = [], agent
+        for target in path:
+            if owns(at, pack.handoff_tool(target)):
+                reachable.append(target)
+                at = target
+        path = reachable
     for i, call in enumerate(task.exp_tool_calls):
         spec = pack.tools[call.name]
         if spec.kind == "handoff":
+            if skip_unowned and (not path or path[0] != spec.handoff_target):
+                continue
             if not path or path[0] != spec.handoff_target:
                 nxt = path[0] if path else "no further handoff"
                 raise AnswerKeyError(f"{task.task_id}: exp_tool_calls[{i}] {call.name} is out of order with the "
                                      f"expected path {route} (next on the path: {nxt})")
             hand_off(i, call.parameters)
+            continue
+        if skip_unowned and not any(owns(a, call.name) for a in [agent, *path]):
             continue
         while not owns(agent, call.name) and path:
             hand_off(None, {})

@@ -55,6 +55,7 @@ class Task:
     exp_tool_calls: list[ExpectedCall]
     forbidden_tools: list[str]
     exp_db_state: dict[str, list[dict[str, Any]]] | None
+    traps: list[dict[str, Any]] = field(default_factory=list)  # as written; `authoring/prove.py` replays them
 
     @property
     def customer_name(self) -> str:
@@ -124,6 +125,7 @@ def build_task(path: Path, data: dict[str, Any], pack: Pack) -> Task:
                                      dict(c.get("alternatives") or {})) for c in data["exp_tool_calls"]],
         forbidden_tools=list(data.get("forbidden_tools", [])),
         exp_db_state=data.get("exp_db_state"),
+        traps=list(data.get("traps", [])),
     )
 
 
@@ -164,6 +166,7 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
         elif name not in required and name not in forbidden:
             problems.append(f"$.forbidden_tools: pack {pack.name!r} declares {name!r} required_or_forbidden: "
                             "require it in exp_tool_calls or list it here")
+    problems.extend(_trap_problems(data, pack))
     state = data.get("exp_db_state")
     if state is not None:
         for table in state:
@@ -173,6 +176,52 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
         for table in pack.compared_tables:
             if table not in state:
                 problems.append(f"$.exp_db_state: missing compared table {table!r} (refresh with `callm lock`)")
+    return problems
+
+
+def _trap_problems(data: dict[str, Any], pack: Pack) -> list[str]:
+    """Trap edits that point outside the key or name what the pack does not have."""
+    problems = []
+    size = len(data["exp_tool_calls"])
+    seen: set[str] = set()
+    for t, trap in enumerate(data.get("traps", [])):
+        where = f"$.traps[{t}]"
+        if trap["id"] in seen:
+            problems.append(f"{where}.id: {trap['id']!r} is used by an earlier trap of this task")
+        seen.add(trap["id"])
+        edit = trap.get("edit")
+        if trap["caught_by"] == "speech-only":
+            if edit or "refused_with" in trap:
+                problems.append(f"{where}: a speech-only trap has no edit and no refused_with: nothing is replayed")
+            continue
+        if not edit or not (edit.get("calls") or "handoff_path" in edit):
+            problems.append(f"{where}.edit: a scored or tool-refused trap needs the wrong answer as an edit of the key")
+            continue
+        if not trap["caught_by"] and "refused_with" not in trap:
+            problems.append(f"{where}.caught_by: empty, and no refused_with: a wrong move that nothing catches "
+                            "is not a trap (say \"speech-only\", or name the gate)")
+        for i, change in enumerate(edit.get("calls", [])):
+            op = next(k for k in ("drop", "set", "replace", "insert") if k in change)
+            limit = size if op == "insert" else size - 1
+            if change[op] > limit:
+                problems.append(f"{where}.edit.calls[{i}].{op}: {change[op]} is outside the answer key "
+                                f"({size} calls)")
+            call = change.get("call")
+            if call is not None:
+                spec = pack.tools.get(call["name"])
+                if spec is None:
+                    problems.append(f"{where}.edit.calls[{i}].call.name: unknown tool {call['name']!r} of pack "
+                                    f"{pack.name!r}")
+                    continue
+                props = spec.parameters.get("properties", {})
+                for key in call.get("parameters") or {}:
+                    if key not in props:
+                        problems.append(f"{where}.edit.calls[{i}].call.parameters.{key}: {spec.name} has no "
+                                        f"parameter {key!r}")
+        for i, entry in enumerate(edit.get("handoff_path", [])):
+            if pack.agent_of_path_entry(entry) is None:
+                problems.append(f"{where}.edit.handoff_path[{i}]: {entry!r} is neither an agent nor a handoff tool "
+                                f"of pack {pack.name!r}")
     return problems
 
 
