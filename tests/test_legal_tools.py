@@ -34,8 +34,10 @@ def screened(call: Call, party="Harborline Industries", caller=CLARA) -> Call:
 # --- the published sample's results -------------------------------------------------------------
 
 def test_sample_results_have_the_published_fields(call):
+    # The published lookup result also said caller_id, returning_caller and prior_matter_count: they
+    # told anyone with a client's name and phone that the person is a client, so they are gone.
     assert call.ok("lookup_caller", full_name="Clara Whitman", phone="2065550220") == {
-        "caller_id": "c_new", "name": "Clara Whitman", "returning_caller": False, "prior_matter_count": 0}
+        "name": "Clara Whitman", "phone": "2065550220", "identified": True}
     assert call.ok("check_conflict", opposing_party="Harborline Industries") == {
         "status": "clear", "opposing_party": "Harborline Industries", "may_proceed": True,
         "disclosure": "Do not tell the caller who the firm represents or why a conflict exists."}
@@ -55,14 +57,36 @@ def test_sample_results_have_the_published_fields(call):
         "document_id": 1, "status": "sent", "kind": "intake_packet", "target": "email"}
 
 
-def test_a_returning_caller_is_recognised_by_name_and_phone(call):
+def lookups(call: Call) -> list[tuple]:
+    return [(v["account"], v["claimed_name"], v["outcome"]) for v in call.state()["verifications"]
+            if v["method"] == "name_and_phone"]
+
+
+def test_a_returning_caller_is_recognised_by_name_and_phone_on_the_record_only(call):
     data = call.ok("lookup_caller", full_name="helen  achterberg", phone="(404) 555-0162")
-    assert data == {"caller_id": "c_1007", "name": "Helen Achterberg", "returning_caller": True,
-                    "prior_matter_count": 2}
+    # The result says nothing of the record (a client's status is told to no one before verification) ...
+    assert data == {"name": "helen achterberg", "phone": "4045550162", "identified": True}
+    # ... the identification is on the record, once however often it is repeated.
+    call.ok("lookup_caller", full_name="Helen Achterberg", phone="404-555-0162")
+    assert lookups(call) == [("c_1007", "helen achterberg", "matched")]
 
 
 def test_a_known_name_with_another_phone_is_a_new_caller(call):
-    assert call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")["caller_id"] == "c_new"
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")
+    assert lookups(call) == [(None, "Marisol Vega", "no_match")]
+
+
+def test_an_adjuster_identified_as_the_client_is_on_the_record(call):
+    # R-M1's wrong move: the adjuster is looked up under the client's name and number she asks about.
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0199")
+    assert lookups(call) == [("c_1002", "Derek Okonkwo", "matched")]
+
+
+def test_the_lookup_result_is_the_same_for_a_client_and_a_stranger(call, legal_server):
+    other = Call(legal_server)
+    known = call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    unknown = other.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")
+    assert set(known) == set(unknown) and known["identified"] == unknown["identified"]
 
 
 def test_a_phone_number_must_have_ten_digits(call):
@@ -79,23 +103,27 @@ def test_a_phone_number_must_have_ten_digits(call):
     ("2024-10-31", "2026-10-30", 91, "ok"),
 ])
 def test_deadline_status_at_the_edges(call, incident, deadline, days, status):
+    screened(call)
     data = call.ok("calculate_filing_deadline", state="TX", practice_area="personal_injury", incident_date=incident)
     assert (data["deadline_date"], data["days_remaining"], data["limitation_years"], data["status"]) == (
         deadline, days, 2, status)
 
 
 def test_deadline_uses_the_period_of_the_state_and_area(call):
+    screened(call)
     ca = call.ok("calculate_filing_deadline", state="California", practice_area="medical_malpractice",
                  incident_date="2026-01-10")
     assert (ca["limitation_years"], ca["deadline_date"]) == (1, "2027-01-09")
 
 
 def test_deadline_from_a_leap_day(call):
+    screened(call)
     data = call.ok("calculate_filing_deadline", state="NY", practice_area="wage_and_hour", incident_date="2024-02-29")
     assert data["deadline_date"] == "2030-02-27"  # six years on is 28 Feb 2030; the day before
 
 
 def test_deadline_refuses_an_unlicensed_state_an_unaccepted_area_and_a_future_date(call):
+    screened(call)
     assert call.tool("calculate_filing_deadline", state="OR", practice_area="employment",
                      incident_date="2026-01-01")["error_code"] == "not_licensed_in_state"
     assert call.tool("calculate_filing_deadline", state="WA", practice_area="family_law",
@@ -119,11 +147,13 @@ def test_a_different_party_is_clear(call, party):
 
 
 def test_an_unaccepted_area_has_no_fee_terms(call):
+    screened(call)
     data = call.ok("check_practice_area", practice_area="workers_compensation")
     assert data["accepted"] is False and data["fee_type"] is None
 
 
 def test_jurisdiction_reads_state_names_and_says_when_unlicensed(call):
+    screened(call)
     assert call.ok("check_jurisdiction", state="Washington", practice_area="employment")["state"] == "WA"
     assert call.ok("check_jurisdiction", state="OR", practice_area="employment")["licensed"] is False
     assert call.tool("check_jurisdiction", state="Atlantis", practice_area="employment")["error_code"] == "unknown_state"
@@ -354,7 +384,7 @@ FORBIDDEN_WORDS = ("not a practice area", "handle", "not licensed", "cannot take
 
 
 def _refusals(call):
-    call.ok("lookup_caller", **CLARA)
+    screened(call)
     yield call.tool("calculate_filing_deadline", state="OR", practice_area="employment", incident_date="2026-01-01")
     yield call.tool("calculate_filing_deadline", state="WA", practice_area="family_law", incident_date="2026-01-01")
     yield call.tool("find_evaluation_slots", practice_area="family_law")
@@ -377,3 +407,111 @@ def test_another_callers_token_reads_like_an_unknown_one(call):
     unknown = call.tool("cancel_evaluation", cancel_token="CXL-000000")
     assert theirs["error_code"] == "token_not_yours"  # the agent may know; the caller hears nothing more
     assert theirs["caller_safe_message"] == unknown["caller_safe_message"]
+
+
+# --- conflict before facts: the screening log ---------------------------------------------------
+
+def log(call: Call) -> list[tuple[str, str]]:
+    return [(r["fact"], r["conflict_check"]) for r in call.state()["screening_log"]]
+
+
+def test_a_fact_taken_before_the_conflict_check_is_refused_and_stays_on_the_record(call):
+    call.ok("lookup_caller", **CLARA)
+    assert call.error("check_practice_area", practice_area="employment") == "conflict_check_required"
+    call.ok("check_conflict", opposing_party="Harborline Industries")
+    call.ok("check_practice_area", practice_area="employment")
+    call.ok("check_practice_area", practice_area="employment")  # asked twice: nothing more on the record
+    assert log(call) == [("practice_area", "pending"), ("practice_area", "clear")]
+
+
+def test_facts_and_an_intake_tried_after_a_conflict_are_on_the_record(call):
+    screened(call, party="Orion Home Goods")
+    assert call.error("check_jurisdiction", state="FL", practice_area="product_liability") == "conflict_not_clear"
+    assert call.error("calculate_filing_deadline", state="FL", practice_area="product_liability",
+                      incident_date="2026-06-02") == "conflict_not_clear"
+    assert call.error("record_intake", practice_area="product_liability", state="FL", incident_date="2026-06-02",
+                      summary="x") == "conflict_not_clear"
+    assert call.state()["intakes"][-1]["caller_id"] != "c_new"  # nothing recorded
+    assert log(call) == [("state", "conflict"), ("incident_date", "conflict"), ("intake", "conflict")]
+
+
+def test_a_clear_screening_logs_each_fact_once_as_clear(call):
+    screened(call)
+    call.ok("check_practice_area", practice_area="employment")
+    call.ok("check_jurisdiction", state="WA", practice_area="employment")
+    call.ok("calculate_filing_deadline", state="WA", practice_area="employment", incident_date="2026-04-05")
+    call.ok("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05", summary="x")
+    assert log(call) == [("practice_area", "clear"), ("state", "clear"), ("incident_date", "clear"),
+                         ("intake", "clear")]
+
+
+def test_the_intake_reads_the_deadline_of_the_date_it_records(call):
+    # C4-H2: screened with the funeral date, corrected to the crash date in her account.
+    call.ok("lookup_caller", full_name="Ruth Adeyemi", phone="425-555-0178")
+    call.ok("check_conflict", opposing_party="Summit Ridge Hauling")
+    screening = call.ok("calculate_filing_deadline", state="WA", practice_area="wrongful_death",
+                        incident_date="2025-11-14")
+    data = call.ok("record_intake", practice_area="wrongful_death", state="WA", incident_date="2025-11-07", summary="x")
+    assert screening["deadline_date"] == "2028-11-13"
+    assert data["incident_date"] == "2025-11-07" and data["filing_deadline"]["deadline_date"] == "2028-11-06"
+
+
+@pytest.mark.parametrize("party", ["Evelyn Sato, MD", "Sunmark Property Mgmt."])
+def test_conflict_names_written_with_post_nominals_or_abbreviations_are_conflicts(call, party):
+    call.ok("lookup_caller", **CLARA)
+    assert call.ok("check_conflict", opposing_party=party)["status"] == "conflict"
+
+
+# --- identity: every verification is a record --------------------------------------------------
+
+def verifications(call: Call) -> list[tuple]:
+    return [(v["account"], v["claimed_name"], v["method"], v["outcome"]) for v in call.state()["verifications"]]
+
+
+def test_verifying_a_caller_as_someone_elses_client_is_on_the_record(call):
+    # A caller with Marisol Vega's matter number, calling from her own (new-caller) number.
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
+    assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == "client_not_verified"
+    assert verifications(call)[-1] == ("c_1001", "Marisol Vega", "matter_number", "failed")
+
+
+def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(call, legal_server):
+    call.ok("lookup_caller", full_name="Helen Achterberg", phone="404-555-0162")
+    assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-26-0085") == \
+        "client_not_verified"
+    assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-22-0236") == \
+        "client_not_verified"
+    assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-26-0058") == \
+        "verification_limit_reached"
+    assert [v[3] for v in verifications(call)] == ["matched", "failed", "failed", "refused"]
+    assert call.error("get_matter_status", matter_number="HR-26-0058") == "not_verified"
+
+
+def test_a_successful_verification_is_a_row_and_opens_the_matter(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    assert call.ok("verify_client", full_name="marisol vega", matter_number="hr 24 0117")["verified"] is True
+    assert verifications(call) == [("c_1001", "Marisol Vega", "name_and_phone", "matched"),
+                                   ("c_1001", "marisol vega", "matter_number", "verified")]
+    assert call.ok("get_matter_status", matter_number="HR-24-0117")["matter_number"] == "HR-24-0117"
+
+
+def test_a_new_lookup_forgets_the_verified_client(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    call.ok("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
+    call.ok("lookup_caller", full_name="Colleen Radford", phone="713-555-0261")
+    assert call.error("get_matter_status", matter_number="HR-24-0117") == "not_verified"
+
+
+# --- emergencies: the 911 advice is on the escalation ----------------------------------------------
+
+def test_an_emergency_escalation_records_the_911_advice(call):
+    call.ok("lookup_caller", full_name="Paula Greer", phone="919-555-0133")
+    assert call.ok("escalate_to_human", reason="emergency", summary="x", advised_911=True)["advised_911"] is True
+    assert [(e["reason"], e["advised_911"]) for e in call.state()["escalations"]] == [("emergency", 1)]
+
+
+def test_an_emergency_escalated_without_the_911_advice_is_refused_and_on_the_record(call):
+    call.ok("lookup_caller", full_name="Paula Greer", phone="919-555-0133")
+    result = call.tool("escalate_to_human", reason="emergency", summary="x")
+    assert result["error_code"] == "advise_911_first" and "911" in result["caller_safe_message"]
+    assert [(e["reason"], e["advised_911"]) for e in call.state()["escalations"]] == [("emergency", 0)]

@@ -11,7 +11,14 @@ prompt meets the same rule in a tool result:
 - case evaluations are held, then confirmed; holds expire; tokens are single-use and checked for
   their kind and their caller;
 - client matters are discussed only with a client verified by phone on file and matter number,
-  with at most two tries at verification in a call.
+  with at most two tries at verification in a call; every identification and verification is a row
+  in `verifications` (front_desk), and failed tries lock the client's record after three;
+- a caller's client status is never told before identity is established: `lookup_caller` says
+  nothing about whether the firm knows the caller;
+- what screening learns about a matter is logged in `screening_log` with where the conflict check
+  stood (pending, clear or conflict), so facts taken before a clear check, or after a conflict, are
+  on the record even when a tool refuses them;
+- an emergency escalation records whether the caller was told to call 911.
 
 Names, phone numbers, matter numbers, parties, states and staff are matched with the verifier's own
 normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so a spelling the
@@ -21,8 +28,9 @@ tool accepts is one the verifier accepts, and the other way round.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 
+from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
+                                     use_token, verified_account)
 from pytest_callm.normalize import identifier, party as party_name, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
@@ -34,7 +42,15 @@ URGENT_DAYS = 90
 NEW_CALLER = "c_new"
 DEADLINE_NOTE = "Report this result as returned. Interpretation is an attorney's judgment."
 CONFLICT_DISCLOSURE = "Do not tell the caller who the firm represents or why a conflict exists."
-VERIFY_TRIES = 2  # client_services.md: "Do not try more than twice in a call."
+IDENTITY = IdentityRules(
+    account_table="callers", lock_after=3,
+    tries_per_call=2,  # client_services.md: "Do not try more than twice in a call."
+    failed_code="client_not_verified", failed_message="I'm not able to verify you as the client on that matter.",
+    locked_code="account_locked",
+    locked_message=("For your security, this client record is locked after several unsuccessful verification "
+                    "attempts. Our staff can unlock it."),
+    refused_code="verification_limit_reached", refused_message="I'm not able to verify you on this call.")
+TOKEN_WORDS = TokenWords(unknown="I couldn't find that reservation.", used="That reservation has already been used.")
 # Read out by the agent, so never more than its prompt allows it to say (no "we don't handle that").
 NEEDS_ATTORNEY_REVIEW = "An attorney needs to review this before we go further; I can take your contact details."
 
@@ -103,24 +119,33 @@ def _deadline(ctx: ToolContext, state: str, practice_area: str, incident: dt.dat
             "status": status, "note": DEADLINE_NOTE}
 
 
-def _token(kind: str, ref: int, caller_id: str) -> str:
-    digest = hashlib.sha1(f"{kind}|{ref}|{caller_id}".encode()).hexdigest()[:6].upper()
-    return f"{'HLD' if kind == 'hold' else 'CXL'}-{digest}"
+# --- conflict before facts: the screening log ----------------------------------------------------
+
+PENDING, CLEAR, CONFLICT = "pending", "clear", "conflict"
 
 
-def _use_token(ctx: ToolContext, token: str, kind: str, caller_id: str):
-    row = next((r for r in ctx.db.execute("SELECT * FROM tokens") if identifier(r["token"]) == identifier(token)),
-               None)
-    if row is None:
-        raise ToolError("invalid_token", "I couldn't find that reservation.")
-    if row["kind"] != kind:
-        raise ToolError("wrong_token_kind", "That reference is for a different kind of request.")
-    if row["caller_id"] != caller_id:  # said like an unknown token: never hint at another caller's booking
-        raise ToolError("token_not_yours", "I couldn't find that reservation.")
-    if row["used"]:
-        raise ToolError("token_already_used", "That reservation has already been used.")
-    ctx.db.execute("UPDATE tokens SET used = 1 WHERE token = ?", (row["token"],))
-    return row
+def _conflict_state(ctx: ToolContext) -> str:
+    return (ctx.session.get("conflict") or {}).get("status", PENDING)
+
+
+def _log_fact(ctx: ToolContext, fact: str) -> str:
+    """Log that screening is taking `fact` and where the conflict check stands; refuse (keeping the
+    row) unless the check came back clear. One row per fact and state: asking twice adds nothing."""
+    state = _conflict_state(ctx)
+    caller_id = _caller(ctx)
+    seen = ctx.db.execute("SELECT 1 FROM screening_log WHERE caller_id = ? AND fact = ? AND conflict_check = ?",
+                          (caller_id, fact, state)).fetchone()
+    if seen is None:
+        ctx.db.execute("INSERT INTO screening_log (caller_id, fact, conflict_check, created_at) VALUES (?, ?, ?, ?)",
+                       (caller_id, fact, state, _stamp(ctx)))
+    if state == PENDING:
+        raise ToolError("conflict_check_required", "Before we go into the details, I need to run a conflict check.",
+                        keep_writes=True)
+    if state == CONFLICT:
+        raise ToolError("conflict_not_clear",
+                        "There's no need to go into the details; an attorney will follow up with you.",
+                        keep_writes=True)
+    return state
 
 
 def _staff_name(ctx: ToolContext, staff_id: str | None) -> str | None:
@@ -152,16 +177,23 @@ def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
     digits = _phone_digits(phone)
     row = next((r for r in ctx.db.execute("SELECT * FROM callers WHERE phone = ?", (digits,))
                 if person(r["full_name"]) == person(name)), None)
-    if row is None:
-        caller_id, matters = NEW_CALLER, 0
-    else:
-        caller_id, name = row["id"], row["full_name"]
-        matters = ctx.db.execute("SELECT COUNT(*) FROM matters WHERE client_id = ?", (caller_id,)).fetchone()[0]
+    caller_id = NEW_CALLER if row is None else row["id"]
+    account = None if row is None else caller_id
+    # Every identification is on the record (who was identified as whom); the same one twice adds nothing.
+    seen = any(r["account"] == account and person(r["claimed_name"]) == person(name)
+               for r in ctx.db.execute("SELECT * FROM verifications WHERE method = 'name_and_phone'"))
+    if not seen:
+        ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
+                       "VALUES (?, ?, 'name_and_phone', ?, ?)",
+                       (account, name, "no_match" if row is None else "matched", _stamp(ctx)))
+    if ctx.session.get("caller_id") != caller_id:
+        forget_verification(ctx)  # whoever was verified before is not verified for the next caller
     ctx.session["caller_id"] = caller_id
-    ctx.session["caller_name"] = name
+    ctx.session["caller_name"] = name if row is None else row["full_name"]
     ctx.session["caller_phone"] = digits
-    return {"caller_id": caller_id, "name": name, "returning_caller": row is not None,
-            "prior_matter_count": matters}
+    # Nothing here says whether the firm knows the caller: client status is told to no one before
+    # client services has verified them.
+    return {"name": name, "phone": digits, "identified": True}
 
 
 @tools.tool
@@ -188,10 +220,16 @@ def take_message(ctx: ToolContext, recipient_name: str, callback_phone: str, mes
 
 
 @tools.tool
-def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
-    cur = ctx.db.execute("INSERT INTO escalations (caller_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (ctx.session.get("caller_id", "unknown"), reason, summary, _stamp(ctx)))
-    return {"escalation_id": cur.lastrowid, "status": "transferring"}
+def escalate_to_human(ctx: ToolContext, reason: str, summary: str, advised_911: bool = False) -> dict:
+    # The row says whether the caller was told to call 911: staff need to know, and an emergency
+    # escalated without that advice is on the record.
+    cur = ctx.db.execute("INSERT INTO escalations (caller_id, reason, advised_911, summary, created_at) "
+                         "VALUES (?, ?, ?, ?, ?)",
+                         (ctx.session.get("caller_id", "unknown"), reason, int(advised_911), summary, _stamp(ctx)))
+    if reason == "emergency" and not advised_911:
+        raise ToolError("advise_911_first", "If anyone is in danger, please hang up and call 911 right now.",
+                        {"escalation_id": cur.lastrowid}, keep_writes=True)
+    return {"escalation_id": cur.lastrowid, "status": "transferring", "advised_911": advised_911}
 
 
 # --- screening ---------------------------------------------------------------------------------
@@ -213,6 +251,7 @@ def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
 
 @tools.tool
 def check_practice_area(ctx: ToolContext, practice_area: str) -> dict:
+    _log_fact(ctx, "practice_area")
     row = _area(ctx, practice_area)
     return {"practice_area": practice_area, "accepted": bool(row["accepted"]), "fee_type": row["fee_type"],
             "contingency_pct_prefiling": row["contingency_pct_prefiling"],
@@ -221,6 +260,7 @@ def check_practice_area(ctx: ToolContext, practice_area: str) -> dict:
 
 @tools.tool
 def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict:
+    _log_fact(ctx, "state")
     code = _state_code(ctx, state)
     licensed = _licensed_states(ctx)
     return {"state": code, "practice_area": practice_area, "licensed": code in licensed, "licensed_states": licensed}
@@ -228,6 +268,7 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
 
 @tools.tool
 def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, incident_date: str) -> dict:
+    _log_fact(ctx, "incident_date")
     code = _state_code(ctx, state)
     if code not in _licensed_states(ctx):
         raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
@@ -247,19 +288,16 @@ def _no_intake_yet(ctx: ToolContext) -> None:
 def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_date: str, summary: str) -> dict:
     caller_id = _caller(ctx)
     _no_intake_yet(ctx)
-    conflict = ctx.session.get("conflict")
-    if conflict is None:
-        raise ToolError("conflict_check_required", "Before we go into the details, I need to run a conflict check.")
-    if conflict["status"] != "clear":
-        raise ToolError("conflict_not_clear",
-                        "There's no need to go into the details; an attorney will follow up with you.")
+    _log_fact(ctx, "intake")  # refuses (keeping the row) without a clear conflict check in this call
+    conflict = ctx.session["conflict"]
     if not _area(ctx, practice_area)["accepted"]:
         raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     code = _state_code(ctx, state)
     if code not in _licensed_states(ctx):
         raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
     incident = _incident(ctx, incident_date)
-    if _deadline(ctx, code, practice_area, incident)["status"] == "expired":
+    deadline = _deadline(ctx, code, practice_area, incident)
+    if deadline["status"] == "expired":
         raise ToolError("deadline_expired", "An attorney needs to review this matter before an intake is taken.")
     cur = ctx.db.execute(
         "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
@@ -267,7 +305,10 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
         (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], practice_area, code,
          incident.isoformat(), conflict["opposing_party"], summary, _stamp(ctx)))
     ctx.session["intake_id"] = cur.lastrowid
-    return {"intake_id": cur.lastrowid, "recorded": True, "summary_recorded": bool(summary.strip())}
+    # The filing deadline of the date recorded: when the caller corrected the date after screening,
+    # this is the one to read out (as returned), not screening's.
+    return {"intake_id": cur.lastrowid, "recorded": True, "summary_recorded": bool(summary.strip()),
+            "incident_date": incident.isoformat(), "filing_deadline": deadline}
 
 
 @tools.tool
@@ -354,9 +395,7 @@ def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
     expires = (ctx.now + dt.timedelta(minutes=HOLD_MINUTES)).isoformat(timespec="minutes")
     cur = ctx.db.execute("INSERT INTO holds (slot_id, caller_id, expires_at, status, created_at) "
                          "VALUES (?, ?, ?, 'active', ?)", (wanted, caller_id, expires, now))
-    token = _token("hold", cur.lastrowid, caller_id)
-    ctx.db.execute("INSERT INTO tokens (token, kind, caller_id, ref_id) VALUES (?, 'hold', ?, ?)",
-                   (token, caller_id, cur.lastrowid))
+    token = issue_token(ctx, "HLD", "hold", caller_id, {"hold_id": cur.lastrowid})
     return {"hold_id": cur.lastrowid, "hold_token": token, "slot_id": wanted, "starts_at": slot["starts_at"],
             "attorney": slot["attorney"], "mode": slot["mode"], "expires_at": expires}
 
@@ -364,8 +403,8 @@ def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
 @tools.tool
 def confirm_evaluation(ctx: ToolContext, hold_token: str) -> dict:
     caller_id = _caller(ctx)
-    token = _use_token(ctx, hold_token, "hold", caller_id)
-    hold = ctx.db.execute("SELECT * FROM holds WHERE id = ?", (token["ref_id"],)).fetchone()
+    token = use_token(ctx, hold_token, "hold", caller_id, TOKEN_WORDS)
+    hold = ctx.db.execute("SELECT * FROM holds WHERE id = ?", (token["hold_id"],)).fetchone()
     if hold["status"] != "active" or hold["expires_at"] <= ctx.now.isoformat(timespec="minutes"):
         raise ToolError("hold_expired", "That hold has lapsed. Let me look for the time again.")
     slot = ctx.db.execute("SELECT * FROM evaluation_slots WHERE id = ?", (hold["slot_id"],)).fetchone()
@@ -387,9 +426,7 @@ def find_my_evaluations(ctx: ToolContext) -> dict:
                           "ORDER BY starts_at", (caller_id,)).fetchall()
     out = []
     for r in rows:
-        token = _token("cancel", r["id"], caller_id)
-        ctx.db.execute("INSERT OR IGNORE INTO tokens (token, kind, caller_id, ref_id) VALUES (?, 'cancel', ?, ?)",
-                       (token, caller_id, r["id"]))
+        token = issue_token(ctx, "CXL", "cancel", caller_id, {"evaluation_id": r["id"]})
         out.append({"evaluation_id": r["id"], "starts_at": r["starts_at"], "practice_area": r["practice_area"],
                     "attorney": _staff_name(ctx, r["attorney_id"]), "mode": r["mode"], "cancel_token": token})
     return {"evaluations": out}
@@ -398,8 +435,8 @@ def find_my_evaluations(ctx: ToolContext) -> dict:
 @tools.tool
 def cancel_evaluation(ctx: ToolContext, cancel_token: str) -> dict:
     caller_id = _caller(ctx)
-    token = _use_token(ctx, cancel_token, "cancel", caller_id)
-    row = ctx.db.execute("SELECT * FROM evaluations WHERE id = ?", (token["ref_id"],)).fetchone()
+    token = use_token(ctx, cancel_token, "cancel", caller_id, TOKEN_WORDS)
+    row = ctx.db.execute("SELECT * FROM evaluations WHERE id = ?", (token["evaluation_id"],)).fetchone()
     if row["status"] != "scheduled":
         raise ToolError("evaluation_not_found", "I don't see that evaluation as booked.")
     if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL_WINDOW:
@@ -419,25 +456,21 @@ def _find_matter(ctx: ToolContext, matter_number: str):
 @tools.tool
 def verify_client(ctx: ToolContext, full_name: str, matter_number: str) -> dict:
     caller_id = _caller(ctx)
-    failures = ctx.session.get("verify_failures", 0)
-    if failures >= VERIFY_TRIES:
-        raise ToolError("verification_limit_reached", "I'm not able to verify you on this call.")
     matter = _find_matter(ctx, matter_number)
     client = None if matter is None else ctx.db.execute(
         "SELECT * FROM callers WHERE id = ?", (matter["client_id"],)).fetchone()
     # Name and matter number must match, and the caller must have been found by the phone on file.
-    if client is None or person(client["full_name"]) != person(full_name) or client["id"] != caller_id:
-        ctx.session["verify_failures"] = failures + 1
-        raise ToolError("client_not_verified", "I'm not able to verify you as the client on that matter.",
-                        keep_writes=True)  # the failed try counts towards the cap
-    ctx.session["client_id"] = client["id"]
+    # Every try is a row of `verifications`; failed tries count on the client's record (front_desk).
+    passed = client is not None and person(client["full_name"]) == person(full_name) and client["id"] == caller_id
+    check_identity(ctx, IDENTITY, account=None if client is None else client["id"], claimed_name=full_name,
+                   method="matter_number", passed=passed)
     numbers = [r["matter_number"] for r in ctx.db.execute(
         "SELECT matter_number FROM matters WHERE client_id = ? ORDER BY matter_number", (client["id"],))]
     return {"client_id": client["id"], "verified": True, "matters": numbers}
 
 
 def _verified_client(ctx: ToolContext) -> str:
-    client_id = ctx.session.get("client_id")
+    client_id = verified_account(ctx)
     if client_id is None:
         raise ToolError("not_verified", "I need to verify you as the client first.")
     return client_id

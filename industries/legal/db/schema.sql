@@ -1,6 +1,7 @@
 -- Halverson & Reed: the state every call starts from.
 -- Reference tables (read by tools) come first; the write-bearing records the verifier compares
--- (intakes, intake_notes, documents, holds, evaluations, messages, escalations) come last.
+-- (verifications, screening_log, intakes, intake_notes, documents, holds, evaluations, messages,
+-- escalations) come last.
 
 CREATE TABLE licensed_states (
     code TEXT PRIMARY KEY,              -- two-letter code, e.g. WA
@@ -46,7 +47,9 @@ CREATE TABLE callers (
     id TEXT PRIMARY KEY,                 -- c_1001 ...; new callers are c_new within their call
     full_name TEXT NOT NULL,
     phone TEXT NOT NULL,                 -- digits only
-    email TEXT
+    email TEXT,
+    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed verify_client tries on this record
+    locked INTEGER NOT NULL DEFAULT 0    -- 1 after three failed tries; staff unlock
 );
 
 CREATE TABLE matters (
@@ -68,14 +71,6 @@ CREATE TABLE evaluation_slots (
     attorney_id TEXT NOT NULL REFERENCES staff(id),
     eval_group TEXT NOT NULL,
     mode TEXT NOT NULL                   -- phone, video, office
-);
-
-CREATE TABLE tokens (                    -- single-use tokens handed to the agent by tools
-    token TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,                  -- hold, cancel
-    caller_id TEXT NOT NULL,
-    ref_id INTEGER NOT NULL,             -- the hold or evaluation it acts on
-    used INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE intakes (
@@ -143,6 +138,24 @@ CREATE TABLE escalations (
     id INTEGER PRIMARY KEY,
     caller_id TEXT NOT NULL,
     reason TEXT NOT NULL,                -- caller_request, complaint, emergency, other
+    advised_911 INTEGER NOT NULL DEFAULT 0,  -- 1 when the caller was told to call 911 first
     summary TEXT NOT NULL,               -- free text, not compared
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE verifications (             -- every identification and verification of a caller (front_desk)
+    id INTEGER PRIMARY KEY,
+    account TEXT,                        -- the record the details were checked against; NULL when none matched
+    claimed_name TEXT,                   -- the name the caller gave, as given (compared by its kind)
+    method TEXT NOT NULL,                -- name_and_phone (lookup_caller), matter_number (verify_client)
+    outcome TEXT NOT NULL,               -- matched, no_match (lookups); verified, failed, locked, refused
+    created_at TEXT
+);
+
+CREATE TABLE screening_log (             -- what screening learned about a matter, and where the conflict check stood
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    fact TEXT NOT NULL,                  -- practice_area, state, incident_date, intake (the whole matter)
+    conflict_check TEXT NOT NULL,        -- pending (none yet), clear, conflict (found in this call)
     created_at TEXT NOT NULL
 );
