@@ -7,8 +7,9 @@ functions for its own matching, so a value the tool treats as the same party is 
 the verifier. A value with no declared kind goes through `normalize`, the general rule.
 
 Kinds:
-- `organization` case, punctuation, "&"/"and", a leading "the" and corporate suffixes (Inc., LLC...)
-- `person`       case, punctuation and honorifics (Mr., Dr., Attorney...)
+- `organization` case, punctuation, "&"/"and", a leading "the", corporate suffixes (Inc., LLC...),
+                 post-nominals and common abbreviations ("Mfg." is "Manufacturing")
+- `person`       case, punctuation, honorifics (Mr., Dr., Attorney...) and post-nominals (MD, Esq...)
 - `party`        either of the above: a person or an organization on the other side of a matter
 - `identifier`   letters and digits only, case-folded: "hr 24 0117" is "HR-24-0117"
 - `phone`        digits only, a leading 1 of an eleven-digit North American number dropped
@@ -42,6 +43,18 @@ CORPORATE_SUFFIXES = frozenset({
 })
 # Words in front of a name that are not part of it.
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "attorney", "sir"})
+# Degrees and licences behind a name ("Evelyn Sato, MD"): not part of it. Jr., Sr., II, III are not
+# here: they tell a father from a son. PA is not either (a state, and not always a title).
+POST_NOMINALS = frozenset({
+    "md", "do", "dds", "dmd", "dvm", "phd", "psyd", "edd", "pharmd", "jd", "llm", "esq", "esquire",
+    "rn", "np", "lpn", "aprn", "lcsw", "cpa", "cfa", "mba", "mph", "facs",
+})
+# Abbreviations in organization names, each to the one word it stands for.
+ORGANIZATION_ABBREVIATIONS = {
+    "mgmt": "management", "mgt": "management", "mfg": "manufacturing", "svc": "services", "svcs": "services",
+    "intl": "international", "assn": "association", "bros": "brothers", "natl": "national", "ctr": "center",
+    "grp": "group", "hldgs": "holdings", "sys": "systems", "dept": "department", "co": "company",
+}
 
 
 # --- the general rule --------------------------------------------------------------------------
@@ -101,19 +114,32 @@ def _drop_titles(ws: list[str]) -> list[str]:
     return ws
 
 
+def _drop_post_nominals(ws: list[str]) -> list[str]:
+    # Only behind two words or more: "Evelyn Sato MD" is Evelyn Sato, but in "John Do" "Do" is the name.
+    while len(ws) > 2 and ws[-1] in POST_NOMINALS:
+        ws = ws[:-1]
+    return ws
+
+
 def person(text: str) -> str:
-    """"Dr. Evelyn Sato" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
-    return " ".join(_drop_titles(words(text)))
+    """"Dr. Evelyn Sato, MD" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
+    return " ".join(_drop_post_nominals(_drop_titles(words(text))))
 
 
 def organization(text: str) -> str:
-    """"The Harborline Industries, Inc." -> "harborline industries"."""
+    """"The Kessler Mfg. Co." -> "kessler manufacturing"; "Dana Cole, Esq." -> "dana cole"."""
     ws = words(text)
     if len(ws) > 1 and ws[0] == "the":
         ws = ws[1:]
-    while len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
-        ws = ws[:-1]
-    return " ".join(ws)
+    # Expanded first, so "Co." in the middle is "company" and at the end is dropped as a suffix.
+    ws = [ORGANIZATION_ABBREVIATIONS.get(w, w) for w in ws]
+    while True:
+        if len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
+            ws = ws[:-1]
+        elif len(ws) > 2 and ws[-1] in POST_NOMINALS:  # "Cole Law Group, Esq." as for `person`
+            ws = ws[:-1]
+        else:
+            return " ".join(ws)
 
 
 def party(text: str) -> str:

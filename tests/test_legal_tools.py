@@ -113,7 +113,18 @@ def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call,
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
 
-@pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight"])
+@pytest.mark.parametrize("party", ["Evelyn Sato, MD", "Evelyn Sato M.D.", "Dr. Evelyn Sato, PhD",
+                                   "Sunmark Property Mgmt.", "Sunmark Property Mgmt, LLC",
+                                   "Kessler Mfg. Co.", "Kessler Manufacturing Company", "Peterson Dental Grp."])
+def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier_does(call, party):
+    # Seeded: "Dr. Evelyn Sato", "Sunmark Property Management LLC", "Kessler Manufacturing Co.",
+    # "Peterson Dental Group". The tool and the verifier's `party` kind read a name one way.
+    data = call.ok("check_conflict", opposing_party=party)
+    assert (data["status"], data["may_proceed"]) == ("conflict", False)
+
+
+@pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight",
+                                   "Evelyn Sato Jr.", "Sunmark Property", "Kessler Management", "Peterson Dental"])
 def test_a_different_party_is_clear(call, party):
     assert call.ok("check_conflict", opposing_party=party)["status"] == "clear"
 

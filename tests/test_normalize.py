@@ -196,3 +196,64 @@ def test_lists_and_dicts_compare_element_wise():
     assert same(["206-555-0220", "40"], ("2065550220", 40))
     assert same({"phone": "206-555-0220", "name": "Clara"}, {"name": "CLARA", "phone": "2065550220"})
     assert not same({"name": "Clara Whitman"}, {"name": "Clara Whitmore"})
+
+
+
+# --- names: post-nominals and abbreviations ------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["person", "organization", "party"])
+@pytest.mark.parametrize("written", ["Evelyn Sato, MD", "Evelyn Sato M.D.", "Evelyn Sato, PhD", "Evelyn Sato RN",
+                                     "Evelyn Sato, DO", "Evelyn Sato DDS", "Evelyn Sato, J.D.", "Evelyn Sato CPA",
+                                     "Evelyn Sato, MD, PhD", "evelyn sato esq"])
+def test_post_nominals_are_not_part_of_a_name(kind, written):
+    assert KINDS_ONLY.same(kind, "Evelyn Sato", written)
+
+
+@pytest.mark.parametrize("kind", ["person", "party"])
+def test_a_title_and_a_post_nominal_together_leave_the_name(kind):
+    assert KINDS_ONLY.same(kind, "Dr. Evelyn Sato", "Evelyn Sato, MD")
+    assert KINDS_ONLY.same(kind, "Dana Cole", "Attorney Dana Cole, Esq.")
+
+
+@pytest.mark.parametrize("kind", ["person", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Robert Hale Jr.", "Robert Hale"), ("Robert Hale Sr.", "Robert Hale Jr."), ("Robert Hale II", "Robert Hale III"),
+    ("John Do", "John"),  # a short name's last word is its name, never taken for a degree
+    ("Evelyn Sato, MD", "Evelyn Sato, MD, Jr."),
+])
+def test_generational_suffixes_still_tell_people_apart(kind, a, b):
+    assert not KINDS_ONLY.same(kind, a, b)
+
+
+def test_a_post_nominal_behind_a_suffix_goes_and_the_suffix_stays():
+    assert person("Robert Hale Jr., MD") == person("Robert Hale Jr.") == "robert hale jr"
+
+
+@pytest.mark.parametrize("kind", ["organization", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Sunmark Property Mgmt.", "Sunmark Property Management"),
+    ("Sunmark Property Mgmt.", "Sunmark Property Management LLC"),
+    ("Kessler Mfg. Co.", "Kessler Manufacturing Company"),
+    ("Kessler Mfg. Co.", "Kessler Manufacturing"),
+    ("Kessler Manufacturing Company", "Kessler Manufacturing Co."),
+    ("Ridge Svcs.", "Ridge Services"), ("Ridge Svc.", "Ridge Services"),
+    ("Atlas Intl.", "Atlas International"), ("Bay Assn.", "Bay Association"), ("Warner Bros.", "Warner Brothers"),
+    ("First Natl. Bank", "First National Bank"), ("Lakeside Medical Ctr.", "Lakeside Medical Center"),
+    ("Peterson Dental Grp.", "Peterson Dental Group"), ("Orion Hldgs., Inc.", "Orion Holdings"),
+    ("Vega Sys.", "Vega Systems"), ("City Water Dept.", "City Water Department"),
+    ("Smith Co. Holdings", "Smith Company Holdings"),
+])
+def test_organization_abbreviations_read_as_the_word(kind, a, b):
+    assert KINDS_ONLY.same(kind, a, b)
+
+
+@pytest.mark.parametrize("kind", ["organization", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Harbor Lane Industries", "Harborline Industries"),
+    ("Kessler Manufacturing", "Kessler Management"),
+    ("Kessler Mfg.", "Kessler"),
+    ("Sunmark Property Mgmt.", "Sunmark Property"),
+    ("Smith Co. Holdings", "Smith Holdings"),
+])
+def test_organization_abbreviations_never_make_two_names_one(kind, a, b):
+    assert not KINDS_ONLY.same(kind, a, b)
