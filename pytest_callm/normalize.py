@@ -16,6 +16,9 @@ Kinds:
 - `date`         ISO calendar dates; a date-time is cut to its date
 - `money`        amounts to the cent: "$1,250" is 1250.00
 - `email`        case, spaces, and the spoken "at" / "dot"
+- `contact`      a way to reach someone: a phone number (as `phone`), an email address (as `email`) or a
+                 web address, which counts by its registrable domain ("https://www.kestrel.com/help" and
+                 "support.kestrel.com" are "kestrel.com")
 - any other name is an alias table of the pack (`pack.json` aliases): every variant maps to its
   canonical value; variants are matched after folding case, punctuation and a leading title.
 
@@ -190,9 +193,49 @@ def email(text: str) -> str:
     return re.sub(r"\s+", "", out)
 
 
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://")
+# Second-level labels under a country code that are registries, not names: "kestrel.co.uk".
+_PUBLIC_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "gov", "ac", "edu"})
+
+
+def registrable_domain(host: str) -> str:
+    """The domain someone registered: "support.kestrel.com" -> "kestrel.com".
+
+    Without the public suffix list: the last two labels, three under a country code's registry
+    ("shop.kestrel.co.uk" -> "kestrel.co.uk"). "kestrel.com.evil.net" is "evil.net".
+    """
+    labels = [label for label in host.casefold().strip(".").split(".") if label]
+    if all(label.isdigit() for label in labels):  # an IP address is its own domain
+        return ".".join(labels)
+    keep = 3 if len(labels) > 2 and len(labels[-1]) == 2 and labels[-2] in _PUBLIC_SECOND_LEVEL else 2
+    return ".".join(labels[-keep:])
+
+
+def contact(text: str) -> str:
+    """How someone was reached, as one value: phone digits, an email address, or a web domain.
+
+    "+1 302-555-0188", "(302) 555-0188" -> "3025550188"; "Help AT Kestrel dot com" ->
+    "help@kestrel.com"; "https://www.kestrel.com:443/help?x=1", "support.kestrel.com" -> "kestrel.com".
+    """
+    raw = " ".join(str(text).split()).casefold()
+    raw = re.sub(r"^(tel|sms|mailto):", "", raw)
+    if not re.search(r"[^\W\d_]", raw):  # no letters: a number, however it is punctuated
+        return phone(raw)
+    if not _SCHEME.match(raw):
+        folded = email(raw)  # the spoken "at" and "dot", and no spaces
+        if "@" in folded:
+            local, _, host = folded.rpartition("@")
+            return f"{local}@{host.strip('.')}"
+        raw = folded
+    host = _SCHEME.sub("", raw, count=1)
+    host = re.split(r"[/?#]", host, maxsplit=1)[0].rpartition("@")[2]  # no path, query, user
+    host = re.sub(r":\d*$", "", host)  # no port
+    return registrable_domain(host)
+
+
 KINDS: dict[str, Callable[[Any], Any]] = {
     "organization": organization, "person": person, "party": party, "identifier": identifier,
-    "phone": phone, "date": date, "money": money, "email": email,
+    "phone": phone, "date": date, "money": money, "email": email, "contact": contact,
 }
 
 
@@ -233,7 +276,7 @@ class ValueKinds:
         if value is None or kind is None or isinstance(value, (bool, list, tuple, dict)):
             return normalize(value)
         if kind in KINDS:
-            if isinstance(value, (int, float)) and kind not in ("money", "phone", "identifier"):
+            if isinstance(value, (int, float)) and kind not in ("money", "phone", "identifier", "contact"):
                 return normalize(value)
             return (kind, KINDS[kind](value))
         canon = self.canonical(kind, value)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.normalize import KINDS, ValueKinds, identifier, normalize, organization, party, person, phone, same
+from pytest_callm.normalize import (KINDS, ValueKinds, contact, identifier, normalize, organization, party, person,
+                                    phone, same)
 
 
 # --- phone numbers -----------------------------------------------------------------------------
@@ -257,3 +258,40 @@ def test_organization_abbreviations_read_as_the_word(kind, a, b):
 ])
 def test_organization_abbreviations_never_make_two_names_one(kind, a, b):
     assert not KINDS_ONLY.same(kind, a, b)
+
+
+# --- contact: how someone was reached ------------------------------------------------------------
+
+@pytest.mark.parametrize("written", ["+1 302-555-0188", "1-302-555-0188", "(302) 555-0188", "302.555.0188",
+                                     "3025550188", "+1 (302) 555 0188", "tel:+13025550188"])
+def test_a_contact_number_in_any_form_is_one_number(written):
+    assert contact(written) == "3025550188"
+    assert KINDS_ONLY.same("contact", "302-555-0188", written)
+
+
+@pytest.mark.parametrize("written", ["orders@kestrel.com", "ORDERS@Kestrel.COM", "orders at kestrel dot com",
+                                     "mailto:Orders@kestrel.com"])
+def test_a_contact_email_in_any_case_or_spoken_is_one_address(written):
+    assert KINDS_ONLY.same("contact", "orders@kestrel.com", written)
+
+
+@pytest.mark.parametrize("written", ["https://www.kestrel.com/help", "http://kestrel.com", "www.kestrel.com",
+                                     "support.kestrel.com", "KESTREL.COM", "kestrel.com/returns?order=1#top",
+                                     "https://shop.kestrel.com:8443/cart", "kestrel dot com", "kestrel.com."])
+def test_a_web_address_counts_by_its_registrable_domain(written):
+    assert contact(written) == "kestrel.com"
+    assert KINDS_ONLY.same("contact", "kestrel.com", written)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("kestrel.com", "kestrel.com.evil.net"), ("kestrel.com", "kestrel-support.com"), ("kestrel.com", "kestrel.net"),
+    ("kestrel.com", "https://evil.net/kestrel.com"), ("kestrel.com", "http://kestrel.com@evil.net/"),
+    ("kestrel.co.uk", "evil.co.uk"), ("orders@kestrel.com", "kestrel.com"), ("orders@kestrel.com", "order@kestrel.com"),
+    ("302-555-0188", "302-555-0189"), ("302-555-0188", "555-0188"),
+])
+def test_different_contacts_stay_different(a, b):
+    assert not KINDS_ONLY.same("contact", a, b)
+
+
+def test_contact_is_a_kind_of_value():
+    assert KINDS["contact"] is contact

@@ -190,7 +190,7 @@ def test_scoring_kind_that_is_neither_a_kind_nor_an_alias_table_is_reported(pack
     err = broken(pack_dir)
     assert len(err.problems) == 1
     assert err.problems[0].startswith("tools.json: check_clinic_hours.day has kind 'month', neither a kind of value "
-                                      "(organization, person, party, identifier, phone, date, money, email)")
+                                      "(organization, person, party, identifier, phone, date, money, email, contact)")
 
 
 def test_column_kind_of_an_unknown_column_or_kind_is_reported(pack_dir):
