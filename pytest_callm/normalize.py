@@ -20,7 +20,8 @@ Kinds:
                  web address, which counts by its registrable domain ("https://www.kestrel.com/help" and
                  "support.kestrel.com" are "kestrel.com")
 - any other name is an alias table of the pack (`pack.json` aliases): every variant maps to its
-  canonical value; variants are matched after folding case, punctuation and a leading title.
+  canonical value; variants are matched after folding case, punctuation and a leading title, and
+  the words (and, if it says so, numbers) the pack declares do not change the value (`alias_ignore`).
 
 What normalization never forgives is a different value: "Harbor Lane Industries" is not
 "Harborline Industries", and a misheard digit is a different number.
@@ -248,23 +249,50 @@ class ValueKinds:
     """A pack's kinds: the built-in normalizers plus its alias tables, for the verifier and the tools.
 
     `alias_tables` maps table name -> {canonical: [variants]} as written in `pack.json`.
+    `ignore` maps table name -> {"words": [...], "numbers": bool} (`pack.json` alias_ignore): what a
+    name may carry beside the variant without naming another value, such as a medication's dosage
+    form and strength ("Retin-A cream 0.05%" is "Retin-A"). The pack declares these words, not this
+    module: "solution" or "wash" is a dosage form in one table and part of a name in another.
+    `collisions` lists variants that two canonical values claim once folded (a pack problem).
     """
 
-    def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None):
+    def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None,
+                 ignore: Mapping[str, Mapping[str, Any]] | None = None):
+        self.ignore: dict[str, tuple[frozenset[str], bool]] = {
+            table: (frozenset(w for word in spec.get("words", []) for w in words(word)), bool(spec.get("numbers")))
+            for table, spec in (ignore or {}).items()}
         self.tables: dict[str, dict[str, str]] = {}
+        self.collisions: list[str] = []
         for table, mapping in (alias_tables or {}).items():
             folded: dict[str, str] = {}
+            first: dict[str, str] = {}  # folded form -> the variant that claimed it
             for canon, variants in mapping.items():
                 for variant in [canon, *variants]:
-                    folded[alias_fold(variant)] = canon
+                    key = self.fold(table, variant)
+                    if folded.get(key, canon) != canon:
+                        self.collisions.append(f"{table}: {first[key]!r} ({folded[key]}) and {variant!r} ({canon}) "
+                                               f"are both read as {key!r}")
+                    folded[key] = canon
+                    first.setdefault(key, variant)
             self.tables[table] = folded
+
+    def fold(self, table: str, value: Any) -> str:
+        """The form in which `table` looks a variant up: `alias_fold`, less the words it ignores."""
+        skip, numbers = self.ignore.get(table, (frozenset(), False))
+        if not skip and not numbers:
+            return alias_fold(value)
+        # "100mg" is "100 mg"; "B12" stays one word (a letter then a digit is part of a name).
+        ws = _drop_titles(words(re.sub(r"(\d)(?=[^\W\d_])", r"\1 ", str(value))))
+        kept = [w for w in ws if w not in skip and not (numbers and w.isdigit())]
+        # A name that is all form and strength ("cream", "40 mg") is not emptied into a match.
+        return " ".join(kept) if kept else " ".join(ws)
 
     def known(self, kind: str) -> bool:
         return kind in KINDS or kind in self.tables
 
     def canonical(self, table: str, value: Any) -> str | None:
         """The canonical value an alias table gives `value`, or None when it lists no such variant."""
-        return self.tables[table].get(alias_fold(value))
+        return self.tables[table].get(self.fold(table, value))
 
     def key(self, kind: str | None, value: Any) -> Any:
         """The normal form of `value` read as `kind` (None: the general rule).
@@ -280,7 +308,7 @@ class ValueKinds:
                 return normalize(value)
             return (kind, KINDS[kind](value))
         canon = self.canonical(kind, value)
-        return ("alias", canon) if canon is not None else ("alias?", alias_fold(value))
+        return ("alias", canon) if canon is not None else ("alias?", self.fold(kind, value))
 
     def same(self, kind: str | None, expected: Any, actual: Any) -> bool:
         return self.key(kind, expected) == self.key(kind, actual)

@@ -295,3 +295,41 @@ def test_different_contacts_stay_different(a, b):
 
 def test_contact_is_a_kind_of_value():
     assert KINDS["contact"] is contact
+
+
+# --- alias tables that ignore words (a medication's form and strength) ---------------------------
+
+MEDS = ValueKinds({"medication": {"tretinoin": ["Retin-A"], "isotretinoin": ["Accutane"], "clobetasol": ["Temovate"],
+                                  "cyanocobalamin": ["vitamin B12"]}},
+                  {"medication": {"words": ["cream", "ointment", "mg", "propionate"], "numbers": True}})
+
+
+@pytest.mark.parametrize("said, canonical", [
+    ("Retin-A cream 0.05%", "tretinoin"), ("tretinoin 0.05 % cream", "tretinoin"), ("Accutane 40 mg", "isotretinoin"),
+    ("Accutane 40mg", "isotretinoin"), ("TEMOVATE ointment", "clobetasol"), ("clobetasol propionate", "clobetasol"),
+    ("vitamin B12", "cyanocobalamin"),
+])
+def test_an_alias_table_ignores_the_words_and_numbers_its_pack_declares(said, canonical):
+    assert MEDS.canonical("medication", said) == canonical
+    assert MEDS.same("medication", said, canonical)
+
+
+@pytest.mark.parametrize("said", ["cream", "40 mg", "Retin-B cream", "vitamin B6", "retinol cream"])
+def test_ignored_words_never_make_a_match_of_another_value(said):
+    assert MEDS.canonical("medication", said) is None
+    assert not MEDS.same("medication", said, "tretinoin")
+    assert not MEDS.same("medication", "isotretinoin", "tretinoin cream")
+
+
+def test_ignored_words_belong_to_their_table_only():
+    both = ValueKinds({"medication": {"tretinoin": []}, "product": {"Kestrel Cleaning Solution": []}},
+                      {"medication": {"words": ["solution"]}})
+    assert both.canonical("medication", "tretinoin solution") == "tretinoin"
+    assert both.canonical("product", "Kestrel Cleaning") is None
+
+
+def test_variants_that_two_values_claim_once_folded_are_listed():
+    clash = ValueKinds({"medication": {"tretinoin": ["tretinoin cream"], "other": ["tretinoin ointment"]}},
+                       {"medication": {"words": ["cream", "ointment"]}})
+    assert clash.collisions == ["medication: 'tretinoin' (tretinoin) and 'tretinoin ointment' (other) "
+                                "are both read as 'tretinoin'"]

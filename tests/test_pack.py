@@ -193,6 +193,24 @@ def test_scoring_kind_that_is_neither_a_kind_nor_an_alias_table_is_reported(pack
                                       "(organization, person, party, identifier, phone, date, money, email, contact)")
 
 
+def test_alias_ignore_of_a_table_that_does_not_exist_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(alias_ignore={"medication": {"words": ["cream"]}}))
+    assert broken(pack_dir).problems == ["pack.json: alias_ignore names 'medication', which is not an alias table"]
+
+
+def test_a_variant_two_values_claim_once_ignored_words_go_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(alias_ignore={"weekday": {"words": ["day"]}}))
+    edit_json(pack_dir / "pack.json", lambda meta: meta["aliases"]["weekday"]["saturday"].append("sun day"))
+    problems = broken(pack_dir).problems
+    assert problems == ["pack.json: weekday: 'sun day' (saturday) and 'sun' (sunday) are both read as 'sun'"]
+
+
+def test_the_healthcare_pack_ignores_forms_and_strengths_in_medication_names_only():
+    pack = load_pack(Path(__file__).resolve().parent.parent / "industries" / "healthcare")
+    assert pack.values.canonical("medication", "Retin-A cream 0.05%") == "tretinoin"
+    assert pack.values.canonical("carrier", "Cigna cream") is None
+
+
 def test_column_kind_of_an_unknown_column_or_kind_is_reported(pack_dir):
     edit_json(pack_dir / "pack.json", lambda meta: meta["compared_tables"]["appointments"].update(
         kinds={"owner_phone": "phone", "status": "colour"}))

@@ -276,7 +276,10 @@ def load_pack(pack_dir: Path) -> Pack:
     if entry is not None and entry not in agents:
         problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
 
-    values = ValueKinds(meta.get("aliases", {}))
+    values = ValueKinds(meta.get("aliases", {}), meta.get("alias_ignore", {}))
+    problems.extend(f"pack.json: {c}" for c in values.collisions)
+    for table in sorted(set(meta.get("alias_ignore", {})) - set(values.tables)):
+        problems.append(f"pack.json: alias_ignore names {table!r}, which is not an alias table")
     ends_call = set(meta.get("ends_call") or [])
 
     tools: dict[str, ToolSpec] = {}
