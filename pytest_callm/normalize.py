@@ -13,7 +13,7 @@ Kinds:
 - `party`        either of the above: a person or an organization on the other side of a matter
 - `identifier`   letters and digits only, case-folded: "hr 24 0117" is "HR-24-0117"
 - `phone`        digits only, a leading 1 of an eleven-digit North American number dropped
-- `date`         ISO calendar dates; a date-time is cut to its date
+- `date`         ISO calendar dates; an ISO date-time is cut to its date
 - `money`        amounts to the cent: "$1,250" is 1250.00
 - `email`        case, spaces, and the spoken "at" / "dot"
 - `contact`      a way to reach someone: a phone number (as `phone`), an email address (as `email`) or a
@@ -165,12 +165,18 @@ def phone(text: str) -> str:
 
 
 def date(text: str) -> str:
-    """An ISO calendar date; a date-time counts by its day. Anything else stays as folded text."""
-    raw = str(text).strip()
+    """An ISO calendar date; an ISO date-time counts by its day. Anything else stays as folded text.
+
+    The tool server reads a date-time given for a `"format": "date"` parameter the same way, so a
+    date-time where a date is asked is accepted by both or by neither.
+    """
+    raw = " ".join(str(text).split())
+    timed = _ISO_DATETIME.fullmatch(raw.upper())
+    day = timed.group(1) if timed else raw
     try:
-        return dt.date.fromisoformat(raw[:10]).isoformat() if len(raw) >= 10 else raw.casefold()
-    except ValueError:
-        return " ".join(raw.casefold().split())
+        return dt.date.fromisoformat(day).isoformat() if _ISO_DATE.fullmatch(day) else raw.casefold()
+    except ValueError:  # "2026-02-30"
+        return raw.casefold()
 
 
 def money(value: Any) -> str:

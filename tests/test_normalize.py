@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.normalize import (KINDS, ValueKinds, contact, identifier, normalize, organization, party, person,
-                                    phone, same)
+from pytest_callm.normalize import (KINDS, ValueKinds, contact, date, identifier, normalize, organization, party,
+                                    person, phone, same)
 
 
 # --- phone numbers -----------------------------------------------------------------------------
@@ -199,7 +199,6 @@ def test_lists_and_dicts_compare_element_wise():
     assert not same({"name": "Clara Whitman"}, {"name": "Clara Whitmore"})
 
 
-
 # --- names: post-nominals and abbreviations ------------------------------------------------------
 
 @pytest.mark.parametrize("kind", ["person", "organization", "party"])
@@ -333,3 +332,16 @@ def test_variants_that_two_values_claim_once_folded_are_listed():
                        {"medication": {"words": ["cream", "ointment"]}})
     assert clash.collisions == ["medication: 'tretinoin' (tretinoin) and 'tretinoin ointment' (other) "
                                 "are both read as 'tretinoin'"]
+
+
+# --- dates: a date-time where a date is asked ----------------------------------------------------
+
+@pytest.mark.parametrize("written", ["2026-04-05", "2026-04-05T10:30", "2026-04-05 10:30:59", "2026-04-05T10:30:00Z",
+                                     "2026-04-05t23:30-05:00", " 2026-04-05 "])
+def test_an_iso_date_time_counts_by_its_day(written):
+    assert date(written) == "2026-04-05"
+
+
+@pytest.mark.parametrize("written", ["2026-04-05xyz", "2026-04-05 or 06", "2026-04-05T25:00x"])
+def test_text_that_only_starts_with_a_date_is_not_that_date(written):
+    assert not KINDS_ONLY.same("date", "2026-04-05", written)

@@ -34,7 +34,7 @@ import hashlib
 import json
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from pytest_callm.normalize import contact as contact_key, email as email_key, identifier, money, person, phone
+from pytest_callm.normalize import contact as contact_key, date as iso_date, email as email_key, identifier, money, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -82,7 +82,7 @@ def _prorate(cents: int, numerator: int, denominator: int) -> int:
 
 
 def _date(text: str) -> dt.date:
-    return dt.date.fromisoformat(text[:10])
+    return dt.date.fromisoformat(iso_date(text))  # the `date` kind: a date-time counts by its day
 
 
 def _verified(ctx: ToolContext) -> str:
