@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.normalize import alias_fold
+from pytest_callm.normalize import ValueKinds
 from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.task.pack import Pack, PackError, PackRegistry
 from pytest_callm.runs.runtime import Runtime
@@ -67,11 +67,12 @@ def caller_knowledge(task: Task) -> tuple[list[Any], str]:
     return values, _spoken(" ".join(texts))
 
 
-def _in_text(value: Any, text: str, table: dict[str, str] | None) -> bool:
+def _in_text(value: Any, text: str, values: ValueKinds, kind: str | None) -> bool:
     """Whether `text` says `value`, or (for an alias table) any variant of its canonical value."""
     forms = {str(value)}
+    table = values.tables.get(kind)
     if table:
-        canonical = table.get(alias_fold(value))
+        canonical = values.canonical(kind, value)  # as the table reads it (ignored words and all)
         forms |= {variant for variant, canon in table.items() if canon == canonical}
     return any(f" {_spoken(f)} " in f" {text} " for f in forms if _spoken(f))
 
@@ -109,13 +110,12 @@ def _obtainable(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack
     """Whether the agent can know `value` when it makes the call (`prompt`: the agent's, as spoken)."""
     if isinstance(value, bool) or schema.get("type") == "boolean" or value in schema.get("enum", []):
         return True
-    table = pack.values.tables.get(kind)
     norm = pack.values.key(kind, value)
-    if any(pack.values.key(kind, v) == norm for v in values) or _in_text(value, said, table):
+    if any(pack.values.key(kind, v) == norm for v in values) or _in_text(value, said, pack.values, kind):
         return True
     if any(pack.values.key(kind, v) == norm for v in returned):
         return True
-    return _in_text(value, prompt, table)
+    return _in_text(value, prompt, pack.values, kind)
 
 
 def check_alternatives(task: Task, pack: Pack) -> list[Problem]:
