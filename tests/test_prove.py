@@ -94,7 +94,9 @@ def test_every_generated_mutant_of_a_sound_task_fails_and_an_accepted_value_is_l
 
     proof = proof_of(task_with(DROP_BOOKING, edit=accept_other_phone))
     assert proof.problems == []
-    assert proof.unscorable == ["exp_tool_calls[1] verify_owner.phone: '503-555-0143' is an accepted value"]
+    assert proof.unscorable == [
+        "exp_tool_calls[1] verify_owner.phone: '503-555-0143' is an accepted value",
+        "forbidden send_records: no agent on the expected path owns it, so no replay can call it"]
 
 
 def test_routes_are_replayed_and_must_pass(task_with):
@@ -119,7 +121,7 @@ def test_edits_index_the_key_as_written():
 
 def test_one_off_values_differ_by_one_character_digit_choice_or_day():
     assert one_off("503-555-0142", "phone", {}) == "503-555-0143"
-    assert one_off("Orion Home Goods", "party", {}) == "Orion Home Goodt"
+    assert one_off("Orion Home Goods", "party", {}) == "Orioo Home Goods"
     assert one_off("2026-06-02", "date", {}) == "2026-06-03"
     assert one_off("email", None, {"enum": ["email", "text"]}) == "text"
     assert one_off(True, None, {}) is False and one_off(3, None, {}) == 4
