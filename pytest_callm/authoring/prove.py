@@ -498,6 +498,8 @@ def main(argv: list[str], industries: list[Path]) -> int:
     parser = argparse.ArgumentParser(prog="callm prove", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true", help="list every task, and unscorable mutants")
+    parser.add_argument("--write-tables", action="store_true",
+                        help="write each wholly proven pack's trap table into its README.md (whole suites only)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     proofs = prove(args.paths, industries)
@@ -520,4 +522,26 @@ def main(argv: list[str], industries: list[Path]) -> int:
     for pack, c in sorted(counts(proofs).items()):
         print(f"  {pack}: {c['tasks']} tasks: {c['scored']} with a scored trap, {c['tool_refused']} tool-refused only, "
               f"{c['speech_only']} speech-only")
+    if args.write_tables:
+        write_tables(proofs, industries)
     return 1 if bad else 0
+
+
+def write_tables(proofs: list[TaskProof], industries: list[Path]) -> None:
+    from pytest_callm.authoring.trap_tables import write
+
+    packs = PackRegistry(industries)
+    by_pack: dict[str, list[TaskProof]] = {}
+    for p in proofs:
+        by_pack.setdefault(p.task.industry, []).append(p)
+    for name, group in sorted(by_pack.items()):
+        pack = packs.get(name)
+        readme = pack.root / "README.md"
+        suite = pack.suite and len(pack.suite["categories"]) * sum(pack.suite["per_category"].values())
+        if any(p.problems for p in group):
+            print(f"{readme}: not written: the pack has tasks whose traps are not proven")
+        elif suite and len(group) < suite:
+            print(f"{readme}: not written: {len(group)} of the suite's {suite} tasks proven (run it on the whole suite)")
+        else:
+            changed = write(readme, [p.task for p in group])
+            print(f"{readme}: trap table {'written' if changed else 'unchanged'}")
