@@ -31,7 +31,7 @@ import datetime as dt
 
 from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
                                      use_token, verified_account)
-from pytest_callm.normalize import identifier, party as party_name, person, phone
+from pytest_callm.normalize import date as iso_date, identifier, party as party_name, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -92,7 +92,7 @@ def _area(ctx: ToolContext, practice_area: str):
 
 def _incident(ctx: ToolContext, incident_date: str) -> dt.date:
     try:
-        day = dt.date.fromisoformat(incident_date)
+        day = dt.date.fromisoformat(iso_date(incident_date))  # the `date` kind: a date-time counts by its day
     except ValueError:
         raise ToolError("invalid_incident_date", "Could you tell me the date that happened?") from None
     if day > ctx.today:
