@@ -442,7 +442,7 @@ def test_a_fact_taken_before_the_conflict_check_is_refused_and_stays_on_the_reco
     call.ok("check_conflict", opposing_party="Harborline Industries")
     call.ok("check_practice_area", practice_area="employment")
     call.ok("check_practice_area", practice_area="employment")  # asked twice: nothing more on the record
-    assert log(call) == [("practice_area", "pending"), ("practice_area", "clear")]
+    assert log(call) == [("practice_area", "pending")]
 
 
 def test_facts_and_an_intake_tried_after_a_conflict_are_on_the_record(call):
@@ -456,14 +456,14 @@ def test_facts_and_an_intake_tried_after_a_conflict_are_on_the_record(call):
     assert log(call) == [("state", "conflict"), ("incident_date", "conflict"), ("intake", "conflict")]
 
 
-def test_a_clear_screening_logs_each_fact_once_as_clear(call):
+def test_facts_after_a_clear_check_write_nothing_so_extra_calls_stay_allowed(call):
     screened(call)
     call.ok("check_practice_area", practice_area="employment")
+    call.ok("check_practice_area", practice_area="wage_and_hour")
     call.ok("check_jurisdiction", state="WA", practice_area="employment")
     call.ok("calculate_filing_deadline", state="WA", practice_area="employment", incident_date="2026-04-05")
     call.ok("record_intake", practice_area="employment", state="WA", incident_date="2026-04-05", summary="x")
-    assert log(call) == [("practice_area", "clear"), ("state", "clear"), ("incident_date", "clear"),
-                         ("intake", "clear")]
+    assert log(call) == []
 
 
 def test_the_intake_reads_the_deadline_of_the_date_it_records(call):

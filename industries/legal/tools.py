@@ -15,9 +15,9 @@ prompt meets the same rule in a tool result:
   in `verifications` (front_desk), and failed tries lock the client's record after three;
 - a caller's client status is never told before identity is established: `lookup_caller` says
   nothing about whether the firm knows the caller;
-- what screening learns about a matter is logged in `screening_log` with where the conflict check
-  stood (pending, clear or conflict), so facts taken before a clear check, or after a conflict, are
-  on the record even when a tool refuses them;
+- a fact of the matter taken before a clear conflict check, or after a conflict, is logged in
+  `screening_log` with where the check stood (pending or conflict), so it is on the record even
+  when the tool refuses it;
 - an emergency escalation records whether the caller was told to call 911.
 
 Names, phone numbers, matter numbers, parties, states and staff are matched with the verifier's own
@@ -129,10 +129,14 @@ def _conflict_state(ctx: ToolContext) -> str:
 
 
 def _log_fact(ctx: ToolContext, fact: str) -> str:
-    """Log that screening is taking `fact` and where the conflict check stands; refuse (keeping the
-    row) unless the check came back clear. One row per fact and state: asking twice adds nothing."""
+    """Screening is taking `fact`: unless the conflict check came back clear, log it with where the
+    check stands (pending or conflict) and refuse, keeping the row. One row per fact and state:
+    asking twice adds nothing. Facts taken after a clear check write nothing, so an extra call
+    there stays allowed (the paper's rule); only the wrong order is on the record."""
     state = _conflict_state(ctx)
     caller_id = _caller(ctx)
+    if state == CLEAR:
+        return state
     seen = ctx.db.execute("SELECT 1 FROM screening_log WHERE caller_id = ? AND fact = ? AND conflict_check = ?",
                           (caller_id, fact, state)).fetchone()
     if seen is None:

@@ -152,10 +152,10 @@ CREATE TABLE verifications (             -- every identification and verificatio
     created_at TEXT
 );
 
-CREATE TABLE screening_log (             -- what screening learned about a matter, and where the conflict check stood
+CREATE TABLE screening_log (             -- facts of a matter taken before a clear conflict check or after a conflict
     id INTEGER PRIMARY KEY,
     caller_id TEXT NOT NULL,
     fact TEXT NOT NULL,                  -- practice_area, state, incident_date, intake (the whole matter)
-    conflict_check TEXT NOT NULL,        -- pending (none yet), clear, conflict (found in this call)
+    conflict_check TEXT NOT NULL,        -- pending (no check yet), conflict (found in this call)
     created_at TEXT NOT NULL
 );
