@@ -514,6 +514,8 @@ def test_a_successful_verification_is_a_row_and_opens_the_matter(call):
     assert verifications(call) == [("c_1001", "Marisol Vega", "name_and_phone", "matched"),
                                    ("c_1001", "marisol vega", "matter_number", "verified")]
     assert call.ok("get_matter_status", matter_number="HR-24-0117")["matter_number"] == "HR-24-0117"
+    call.ok("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")  # again: an extra call
+    assert len(verifications(call)) == 2
 
 
 def test_a_new_lookup_forgets_the_verified_client(call):
@@ -536,3 +538,16 @@ def test_an_emergency_escalated_without_the_911_advice_is_refused_and_on_the_rec
     result = call.tool("escalate_to_human", reason="emergency", summary="x")
     assert result["error_code"] == "advise_911_first" and "911" in result["caller_safe_message"]
     assert [(e["reason"], e["advised_911"]) for e in call.state()["escalations"]] == [("emergency", 0)]
+
+
+def test_a_third_try_from_a_new_number_is_refused_and_recorded_against_the_record(legal_server):
+    # Failed tries count on the client's record (front_desk; it locks after three, across calls);
+    # in one call the limit is two, and the refusal is a row too.
+    call = Call(legal_server)
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
+    for _ in range(2):
+        call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
+    assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == \
+        "verification_limit_reached"
+    assert verifications(call)[-3:] == [("c_1001", "Marisol Vega", "matter_number", "failed")] * 2 + [
+        ("c_1001", "Marisol Vega", "matter_number", "refused")]

@@ -47,8 +47,8 @@ IDENTITY = IdentityRules(
     tries_per_call=2,  # client_services.md: "Do not try more than twice in a call."
     failed_code="client_not_verified", failed_message="I'm not able to verify you as the client on that matter.",
     locked_code="account_locked",
-    locked_message=("For your security, this client record is locked after several unsuccessful verification "
-                    "attempts. Our staff can unlock it."),
+    # Said like any failure: an impersonator with a matter number must not learn that it is a client's.
+    locked_message="I'm not able to verify you on this call. Our staff can help you with that.",
     refused_code="verification_limit_reached", refused_message="I'm not able to verify you on this call.")
 TOKEN_WORDS = TokenWords(unknown="I couldn't find that reservation.", used="That reservation has already been used.")
 # Read out by the agent, so never more than its prompt allows it to say (no "we don't handle that").
@@ -466,8 +466,9 @@ def verify_client(ctx: ToolContext, full_name: str, matter_number: str) -> dict:
     # Name and matter number must match, and the caller must have been found by the phone on file.
     # Every try is a row of `verifications`; failed tries count on the client's record (front_desk).
     passed = client is not None and person(client["full_name"]) == person(full_name) and client["id"] == caller_id
-    check_identity(ctx, IDENTITY, account=None if client is None else client["id"], claimed_name=full_name,
-                   method="matter_number", passed=passed)
+    if not (passed and verified_account(ctx) == client["id"]):  # the same client verified again adds nothing
+            check_identity(ctx, IDENTITY, account=None if client is None else client["id"], claimed_name=full_name,
+                       method="matter_number", passed=passed)
     numbers = [r["matter_number"] for r in ctx.db.execute(
         "SELECT matter_number FROM matters WHERE client_id = ? ORDER BY matter_number", (client["id"],))]
     return {"client_id": client["id"], "verified": True, "matters": numbers}
