@@ -68,18 +68,18 @@ def test_a_returning_caller_is_recognised_by_name_and_phone_on_the_record_only(c
     assert data == {"name": "helen achterberg", "phone": "4045550162", "identified": True}
     # ... the identification is on the record, once however often it is repeated.
     call.ok("lookup_caller", full_name="Helen Achterberg", phone="404-555-0162")
-    assert lookups(call) == [("c_1007", "helen achterberg", "matched")]
+    assert lookups(call) == [("c_1007", "helen achterberg", "identified")]
 
 
 def test_a_known_name_with_another_phone_is_a_new_caller(call):
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")
-    assert lookups(call) == [(None, "Marisol Vega", "no_match")]
+    assert lookups(call) == []  # matches no one: nothing on the record (a misheard digit is an extra call)
 
 
 def test_an_adjuster_identified_as_the_client_is_on_the_record(call):
     # R-M1's wrong move: the adjuster is looked up under the client's name and number she asks about.
     call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0199")
-    assert lookups(call) == [("c_1002", "Derek Okonkwo", "matched")]
+    assert lookups(call) == [("c_1002", "Derek Okonkwo", "identified")]
 
 
 def test_the_lookup_result_is_the_same_for_a_client_and_a_stranger(call, legal_server):
@@ -490,10 +490,19 @@ def verifications(call: Call) -> list[tuple]:
 
 
 def test_verifying_a_caller_as_someone_elses_client_is_on_the_record(call):
-    # A caller with Marisol Vega's matter number, calling from her own (new-caller) number.
+    # An adjuster who has a client's name, number and matter number, identified and verified as him.
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0199")
+    call.ok("verify_client", full_name="Derek Okonkwo", matter_number="HR-25-0342")
+    assert verifications(call) == [("c_1002", "Derek Okonkwo", "name_and_phone", "identified"),
+                                   ("c_1002", "Derek Okonkwo", "matter_number", "verified")]
+
+
+def test_a_failed_try_counts_but_writes_no_row(call):
+    # From a number not on file: refused, and nothing compared is written (a misheard digit, then
+    # corrected, is an extra call the paper allows); the count lives on the client's record.
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == "client_not_verified"
-    assert verifications(call)[-1] == ("c_1001", "Marisol Vega", "matter_number", "failed")
+    assert verifications(call) == []
 
 
 def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(call, legal_server):
@@ -504,14 +513,14 @@ def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(
         "client_not_verified"
     assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-26-0058") == \
         "verification_limit_reached"
-    assert [v[3] for v in verifications(call)] == ["matched", "failed", "failed", "refused"]
+    assert [v[3] for v in verifications(call)] == ["identified", "refused"]
     assert call.error("get_matter_status", matter_number="HR-26-0058") == "not_verified"
 
 
 def test_a_successful_verification_is_a_row_and_opens_the_matter(call):
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
     assert call.ok("verify_client", full_name="marisol vega", matter_number="hr 24 0117")["verified"] is True
-    assert verifications(call) == [("c_1001", "Marisol Vega", "name_and_phone", "matched"),
+    assert verifications(call) == [("c_1001", "Marisol Vega", "name_and_phone", "identified"),
                                    ("c_1001", "marisol vega", "matter_number", "verified")]
     assert call.ok("get_matter_status", matter_number="HR-24-0117")["matter_number"] == "HR-24-0117"
     call.ok("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")  # again: an extra call
@@ -549,5 +558,4 @@ def test_a_third_try_from_a_new_number_is_refused_and_recorded_against_the_recor
         call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == \
         "verification_limit_reached"
-    assert verifications(call)[-3:] == [("c_1001", "Marisol Vega", "matter_number", "failed")] * 2 + [
-        ("c_1001", "Marisol Vega", "matter_number", "refused")]
+    assert verifications(call) == [("c_1001", "Marisol Vega", "matter_number", "refused")]

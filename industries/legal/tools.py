@@ -182,14 +182,14 @@ def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
     row = next((r for r in ctx.db.execute("SELECT * FROM callers WHERE phone = ?", (digits,))
                 if person(r["full_name"]) == person(name)), None)
     caller_id = NEW_CALLER if row is None else row["id"]
-    account = None if row is None else caller_id
-    # Every identification is on the record (who was identified as whom); the same one twice adds nothing.
-    seen = any(r["account"] == account and person(r["claimed_name"]) == person(name)
-               for r in ctx.db.execute("SELECT * FROM verifications WHERE method = 'name_and_phone'"))
-    if not seen:
+    # Every identification of a caller as someone the firm knows is on the record (who was identified
+    # as whom), once however often it is repeated. A lookup that matches no one writes nothing: like a
+    # failed identity try (front_desk), it may be a digit the line misheard, tried and then corrected.
+    if row is not None and not any(
+            person(r["claimed_name"]) == person(name) for r in ctx.db.execute(
+                "SELECT claimed_name FROM verifications WHERE method = 'name_and_phone' AND account = ?", (caller_id,))):
         ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
-                       "VALUES (?, ?, 'name_and_phone', ?, ?)",
-                       (account, name, "no_match" if row is None else "matched", _stamp(ctx)))
+                       "VALUES (?, ?, 'name_and_phone', 'identified', ?)", (caller_id, name, _stamp(ctx)))
     if ctx.session.get("caller_id") != caller_id:
         forget_verification(ctx)  # whoever was verified before is not verified for the next caller
     ctx.session["caller_id"] = caller_id
