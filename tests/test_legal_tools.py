@@ -73,13 +73,20 @@ def test_a_returning_caller_is_recognised_by_name_and_phone_on_the_record_only(c
 
 def test_a_known_name_with_another_phone_is_a_new_caller(call):
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0199")
-    assert lookups(call) == []  # matches no one: nothing on the record (a misheard digit is an extra call)
+    assert lookups(call) == [(None, "Marisol Vega", "new_caller")]
+
+
+def test_a_misheard_phone_then_corrected_leaves_one_identification(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0149")
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    call.ok("lookup_caller", full_name="marisol vega", phone="312-555-0149")  # and back: still her record
+    assert lookups(call) == [("c_1001", "Marisol Vega", "identified")]
 
 
 def test_an_adjuster_identified_as_the_client_is_on_the_record(call):
-    # R-M1's wrong move: the adjuster is looked up under the client's name and number she asks about.
-    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0199")
-    assert lookups(call) == [("c_1002", "Derek Okonkwo", "identified")]
+    # R-M1's wrong move: the adjuster is identified under the client's name (with her own number).
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0261")
+    assert lookups(call) == [(None, "Derek Okonkwo", "new_caller")]
 
 
 def test_the_lookup_result_is_the_same_for_a_client_and_a_stranger(call, legal_server):
@@ -502,7 +509,7 @@ def test_a_failed_try_counts_but_writes_no_row(call):
     # corrected, is an extra call the paper allows); the count lives on the client's record.
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == "client_not_verified"
-    assert verifications(call) == []
+    assert [v for v in verifications(call) if v[2] == "matter_number"] == []
 
 
 def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(call, legal_server):
@@ -558,4 +565,5 @@ def test_a_third_try_from_a_new_number_is_refused_and_recorded_against_the_recor
         call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == \
         "verification_limit_reached"
-    assert verifications(call) == [("c_1001", "Marisol Vega", "matter_number", "refused")]
+    assert [v for v in verifications(call) if v[2] == "matter_number"] == [
+        ("c_1001", "Marisol Vega", "matter_number", "refused")]

@@ -171,6 +171,24 @@ def _eligible_intake(ctx: ToolContext, caller_id: str):
     return row
 
 
+def _record_identification(ctx: ToolContext, name: str, account: str | None) -> None:
+    """Every identification is on the record: one row per person the caller said they are, with the
+    record it matched (`identified`) or none (`new_caller`). Asking again under the same name adds
+    nothing, and a match found on a later try (a phone digit the line misheard, then corrected)
+    updates the row: extra calls stay allowed, while a caller identified under another person's
+    name is on the record."""
+    same = next((r for r in ctx.db.execute("SELECT id, account, claimed_name FROM verifications "
+                                           "WHERE method = 'name_and_phone'")
+                 if person(r["claimed_name"]) == person(name)), None)
+    if same is None:
+        ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
+                       "VALUES (?, ?, 'name_and_phone', ?, ?)",
+                       (account, name, "new_caller" if account is None else "identified", _stamp(ctx)))
+    elif same["account"] is None and account is not None:
+        ctx.db.execute("UPDATE verifications SET account = ?, outcome = 'identified' WHERE id = ?",
+                       (account, same["id"]))
+
+
 # --- reception ---------------------------------------------------------------------------------
 
 @tools.tool
@@ -182,14 +200,7 @@ def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
     row = next((r for r in ctx.db.execute("SELECT * FROM callers WHERE phone = ?", (digits,))
                 if person(r["full_name"]) == person(name)), None)
     caller_id = NEW_CALLER if row is None else row["id"]
-    # Every identification of a caller as someone the firm knows is on the record (who was identified
-    # as whom), once however often it is repeated. A lookup that matches no one writes nothing: like a
-    # failed identity try (front_desk), it may be a digit the line misheard, tried and then corrected.
-    if row is not None and not any(
-            person(r["claimed_name"]) == person(name) for r in ctx.db.execute(
-                "SELECT claimed_name FROM verifications WHERE method = 'name_and_phone' AND account = ?", (caller_id,))):
-        ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
-                       "VALUES (?, ?, 'name_and_phone', 'identified', ?)", (caller_id, name, _stamp(ctx)))
+    _record_identification(ctx, name, None if row is None else caller_id)
     if ctx.session.get("caller_id") != caller_id:
         forget_verification(ctx)  # whoever was verified before is not verified for the next caller
     ctx.session["caller_id"] = caller_id

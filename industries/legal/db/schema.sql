@@ -148,7 +148,7 @@ CREATE TABLE verifications (             -- every identification and verificatio
     account TEXT,                        -- the record the details were checked against; NULL when none matched
     claimed_name TEXT,                   -- the name the caller gave, as given (compared by its kind)
     method TEXT NOT NULL,                -- name_and_phone (lookup_caller), matter_number (verify_client)
-    outcome TEXT NOT NULL,               -- identified (a lookup matched a known caller); verified, locked, refused
+    outcome TEXT NOT NULL,               -- identified, new_caller (lookups); verified, locked, refused (verify_client)
     created_at TEXT
 );
 
