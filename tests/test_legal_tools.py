@@ -83,6 +83,18 @@ def test_a_misheard_phone_then_corrected_leaves_one_identification(call):
     assert lookups(call) == [("c_1001", "Marisol Vega", "identified")]
 
 
+def test_a_misheard_name_then_corrected_leaves_the_corrected_name(call):
+    call.ok("lookup_caller", full_name="Yvette Marchant", phone="904-555-0118")
+    call.ok("lookup_caller", full_name="Yvette Marchand", phone="904-555-0118")
+    assert lookups(call) == [(None, "Yvette Marchand", "new_caller")]
+
+
+def test_an_adjuster_looking_up_the_client_after_herself_is_on_the_record(call):
+    call.ok("lookup_caller", full_name="Colleen Radford", phone="713-555-0261")
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0261")
+    assert lookups(call) == [(None, "Derek Okonkwo", "new_caller")]
+
+
 def test_an_adjuster_identified_as_the_client_is_on_the_record(call):
     # R-M1's wrong move: the adjuster is identified under the client's name (with her own number).
     call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0261")

@@ -172,21 +172,27 @@ def _eligible_intake(ctx: ToolContext, caller_id: str):
 
 
 def _record_identification(ctx: ToolContext, name: str, account: str | None) -> None:
-    """Every identification is on the record: one row per person the caller said they are, with the
-    record it matched (`identified`) or none (`new_caller`). Asking again under the same name adds
-    nothing, and a match found on a later try (a phone digit the line misheard, then corrected)
-    updates the row: extra calls stay allowed, while a caller identified under another person's
-    name is on the record."""
-    same = next((r for r in ctx.db.execute("SELECT id, account, claimed_name FROM verifications "
-                                           "WHERE method = 'name_and_phone'")
-                 if person(r["claimed_name"]) == person(name)), None)
-    if same is None:
+    """Every identification is on the record, as who the desk took the caller for: each known record
+    the caller was identified as (`identified`, once per record), or, while no lookup has matched a
+    record, the name an unknown caller gave (`new_caller`, one row holding the latest name). So a
+    lookup tried again after the line misheard a digit or a letter leaves the same record as the
+    right one (extra calls stay allowed), while a caller identified under another person's name, a
+    client's above all, is on the record."""
+    rows = ctx.db.execute("SELECT id, account FROM verifications WHERE method = 'name_and_phone'").fetchall()
+    unknown = next((r["id"] for r in rows if r["account"] is None), None)
+    if account is not None:
+        if unknown is not None:
+            ctx.db.execute("DELETE FROM verifications WHERE id = ?", (unknown,))
+        if not any(r["account"] == account for r in rows):
+            ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
+                           "VALUES (?, ?, 'name_and_phone', 'identified', ?)", (account, name, _stamp(ctx)))
+    elif any(r["account"] is not None for r in rows):
+        return  # the caller was already identified as a known record in this call
+    elif unknown is not None:
+        ctx.db.execute("UPDATE verifications SET claimed_name = ? WHERE id = ?", (name, unknown))
+    else:
         ctx.db.execute("INSERT INTO verifications (account, claimed_name, method, outcome, created_at) "
-                       "VALUES (?, ?, 'name_and_phone', ?, ?)",
-                       (account, name, "new_caller" if account is None else "identified", _stamp(ctx)))
-    elif same["account"] is None and account is not None:
-        ctx.db.execute("UPDATE verifications SET account = ?, outcome = 'identified' WHERE id = ?",
-                       (account, same["id"]))
+                       "VALUES (NULL, ?, 'name_and_phone', 'new_caller', ?)", (name, _stamp(ctx)))
 
 
 # --- reception ---------------------------------------------------------------------------------
