@@ -71,7 +71,8 @@ INSERT INTO insurance_members (carrier, member_id, full_name, date_of_birth, sta
     ('BCBS', 'BCB-552904', 'Nadia Farouk', '1983-12-05', 'active', 'Empire EPO', 30.0, 0.0, NULL),
     ('AETNA', 'AET-71266', 'Owen Gallagher', '1977-07-07', 'active', 'Aetna Open Access', 40.0, 0.0, NULL),
     ('BCBS', 'BCB-640033', 'Beatriz Santos', '1966-03-03', 'active', 'Empire PPO', 35.0, 150.0, NULL),
-    ('AETNA', 'AET-80142', 'Samuel Osei', '1995-02-18', 'active', 'Aetna Open Access', 40.0, 500.0, NULL);
+    ('AETNA', 'AET-80142', 'Samuel Osei', '1995-02-18', 'active', 'Aetna Open Access', 40.0, 500.0, NULL),
+    ('UHC', 'UHC-660318', 'Hana Kimura', '1998-08-22', 'active', 'UnitedHealthcare Choice Plus', 30.0, 250.0, NULL);
 
 INSERT INTO providers (id, name, credentials, office_id, practice) VALUES
     ('PR-01', 'Dr. Miriam Straus', 'MD', 'park_ave', 'medical'),
