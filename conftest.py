@@ -18,7 +18,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
-    "verifier_sha256": "d0d14240c7938e44c28ffe5f479649853245f4ae7cf2b82f369bd5d852f5eb3f",
+    "verifier_sha256": "781930d51e64fd7d617dcc5dffc07615ffc484d99cd3c99915545a9b8744f833",
     "attempts": 5,
 }
 
