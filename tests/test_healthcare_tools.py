@@ -605,3 +605,21 @@ def test_charging_a_declined_fee_fails_the_tool_and_database_gates(engine):
     assert next(p for p in trajectory.final_state["patients"] if p["id"] == "P-2006")["balance"] == 50.0
     verdict = verify(task, pack, trajectory)
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+
+
+@pytest.mark.parametrize("task_id, said", [
+    ("C5-E1", "Retin-A 0.05% cream"),
+    ("C5-H2", "Accutane 40 mg capsules"),
+    ("C5-H3", "Nizoral 2% shampoo"),
+    ("C5-H4", "Doryx 100 mg tablets"),
+    ("C5-M1", "Temovate 0.05% ointment"),
+])
+def test_each_refill_task_passes_with_a_brand_name_and_its_form_or_strength(engine, task_id, said):
+    # The five clinical refill tasks: a correct agent that passes on the brand as the caller reads it off
+    # the box (form and strength included) passes all three gates; the medication kind reads it as the drug.
+    task, pack = _task(engine, task_id)
+    plan = [PlannedCall(c.name, {**c.arguments, "medication": said}, c.expected_status, c.key_index, c.agent)
+            if c.name == "request_refill" else c for c in plan_answer_key(task, pack)]
+    assert any(c.name == "request_refill" and c.arguments["medication"] == said for c in plan)
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.gates == {"tools": True, "handoff": True, "database": True}, verdict
