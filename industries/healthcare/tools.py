@@ -5,9 +5,11 @@ prompt meets the same rule in a tool result:
 - identity before any account-bound action: an existing patient's appointments, balance,
   insurance, refills and clinical messages need `verify_patient` (full name and date of birth; a
   minor's guardian by name) to have succeeded in this call;
-- three failed verifications in a call end verification for the call; a failed try with a name
-  that matches exactly one patient counts on that patient's record, and a record reaching three
-  is locked until staff unlock it (`account_locked`, even with the right details);
+- every verification is recorded (`verifications`, through pytest_callm.front_desk); three failed
+  tries in a call end verification for the call; a failed try counts on the chart its name and
+  date of birth pull (never on a name alone), and a chart reaching three is locked until staff
+  unlock it (`account_locked`, even with the right details);
+- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`);
 - a new patient books a new-patient visit or a cosmetic consultation without a chart;
 - a slot must be open (not booked, not held by another caller, not past), of the right practice
   (medical or cosmetic) and at least as long as the visit;
@@ -19,7 +21,8 @@ prompt meets the same rule in a tool result:
 - waitlist entries carry a set of offices and a date range within the next 60 days;
 - financing (a payment plan) only on a balance above $1,000; payment links never above the balance;
 - a text message goes only to the number on file, or to the number a new patient gave for a
-  booking or waitlist entry made in this call (office directions: to the number the caller gives).
+  booking or waitlist entry made in this call (office directions: to the number the caller gives);
+  a confirmation goes to the number of the appointment's own patient, whoever is verified.
 
 Names, dates of birth, phone numbers, ids, offices, carriers and medications are matched with the
 verifier's own normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so
