@@ -59,9 +59,10 @@ def verifications(state):
 
 def test_every_verification_is_a_record_of_whom_the_details_were_checked_against(call):
     call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")
+    call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")  # the same check: one row
+    # A plain failed try is no row (front_desk): an extra call the paper allows, e.g. a misheard digit.
     assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth="1979-03-15") == "not_verified"
-    assert verifications(call.state()) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified"),
-                                           (None, "Rosa Delgado", "date_of_birth", "failed")]
+    assert verifications(call.state()) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified")]
 
 
 def test_a_caller_verified_as_someone_else_leaves_that_record(call):
@@ -74,7 +75,7 @@ def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
     assert call.error("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
     state = call.state()
     assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
-    assert verifications(state) == [(None, "Daniel Cho", "date_of_birth", "failed")]
+    assert verifications(state) == []
 
 
 def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, healthcare_server):
@@ -84,7 +85,7 @@ def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, hea
     assert call.error("verify_patient", **ROSA) == "verification_locked"  # the call's tries are used up
     state = call.state()
     assert (patient(state, "P-2001")["failed_verifications"], patient(state, "P-2001")["locked"]) == (0, 0)
-    assert [v[3] for v in verifications(state)] == ["failed", "failed", "failed", "refused"]
+    assert verifications(state) == [("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
     assert Call(healthcare_server).ok("verify_patient", **ROSA)["patient_id"] == "P-2001"  # Rosa herself, next call
 
 
@@ -97,7 +98,6 @@ def test_failed_tries_against_a_chart_count_on_it_and_the_third_locks_it(call):
     assert call.error("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
     state = call.state()
     assert (patient(state, "P-2009")["failed_verifications"], patient(state, "P-2009")["locked"]) == (3, 1)
-    assert verifications(state)[-1] == ("P-2009", "Leo Hartmann", "date_of_birth_and_guardian", "failed")
     # The call's tries are used up too; a later call meets account_locked (see the seeded lock below).
     assert call.error("verify_patient", **leo, guardian_name="Greta Hartmann") == "verification_locked"
 

@@ -5,10 +5,10 @@ prompt meets the same rule in a tool result:
 - identity before any account-bound action: an existing patient's appointments, balance,
   insurance, refills and clinical messages need `verify_patient` (full name and date of birth; a
   minor's guardian by name) to have succeeded in this call;
-- every verification is recorded (`verifications`, through pytest_callm.front_desk); three failed
-  tries in a call end verification for the call; a failed try counts on the chart its name and
-  date of birth pull (never on a name alone), and a chart reaching three is locked until staff
-  unlock it (`account_locked`, even with the right details);
+- every verification and every refused try is recorded (`verifications`, through
+  pytest_callm.front_desk); three failed tries in a call end verification for the call; a failed
+  try counts on the chart its name and date of birth pull (never on a name alone), and a chart
+  reaching three is locked until staff unlock it (`account_locked`, even with the right details);
 - an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`);
 - a new patient books a new-patient visit or a cosmetic consultation without a chart;
 - a slot must be open (not booked, not held by another caller, not past), of the right practice
@@ -238,8 +238,8 @@ def advise_emergency_services(ctx: ToolContext, symptoms: str) -> dict:
 # Which record is a try against? The one the caller's name AND date of birth point at: those two
 # identifiers pull a chart, as at any front desk. A name alone points at nobody for certain (two
 # patients are named Daniel Cho, and anyone can know a patient's name), so a try whose name and date
-# of birth match no chart is recorded (a `verifications` row with no account) and counted in the
-# call (three end verification for the call), but it counts on no patient's record: counting it on
+# of birth match no chart is counted in the call (three end verification for the call), but it
+# counts on no patient's record (and, like every plain failed try, writes no row): counting it on
 # the record the name matched would let anyone lock a patient out with three wrong birth dates. A
 # try against a chart that fails (a minor's chart with the wrong guardian) counts on that chart, and
 # the third such failure locks it until staff unlock it (`account_locked`, even for the right details).
