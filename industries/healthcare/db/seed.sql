@@ -116,6 +116,7 @@ INSERT INTO slots (id, office_id, provider_id, starts_at, minutes, held_until) V
     ('S-405', 'white_plains', 'PR-05', '2026-08-07T11:00', 30, NULL),
     ('S-406', 'white_plains', 'PR-05', '2026-08-11T09:30', 15, NULL),
     ('S-407', 'white_plains', 'PR-05', '2026-08-13T14:00', 30, NULL),
+    ('S-408', 'white_plains', 'PR-05', '2026-08-07T14:00', 15, NULL),
     ('S-501', 'brooklyn', 'PR-03', '2026-08-04T09:00', 15, NULL),
     ('S-502', 'brooklyn', 'PR-03', '2026-08-04T11:30', 30, NULL),
     ('S-503', 'brooklyn', 'PR-03', '2026-08-05T13:00', 45, NULL),
@@ -138,7 +139,8 @@ INSERT INTO slots (id, office_id, provider_id, starts_at, minutes, held_until) V
     ('S-802', 'park_ave', 'PR-06', '2026-08-07T13:00', 60, NULL),
     ('S-803', 'park_ave', 'PR-06', '2026-08-11T10:00', 30, NULL),
     ('S-804', 'park_ave', 'PR-06', '2026-08-14T11:00', 60, NULL),
-    ('S-805', 'park_ave', 'PR-06', '2026-08-12T13:00', 30, NULL);
+    ('S-805', 'park_ave', 'PR-06', '2026-08-12T13:00', 30, NULL),
+    ('S-806', 'park_ave', 'PR-06', '2026-08-05T11:00', 60, NULL);
 
 INSERT INTO cosmetic_prices (treatment, label, unit, unit_price, minimum_quantity, package_quantity, package_discount_pct) VALUES
     ('botox', 'Botox', 'unit', 14.0, 20, NULL, NULL),
@@ -181,9 +183,12 @@ INSERT INTO patients (id, full_name, date_of_birth, phone, email, home_office, c
     ('P-2015', 'Aaron Whitfield', '1992-10-11', '2125550129', 'aaron.whitfield@example.com', 'park_ave', 'UHC', 'UHC-377201', NULL, 0.0, NULL, 0, 0),
     ('P-2016', 'Yvonne Baptiste', '1958-01-25', '9145550184', 'yvonne.b@example.com', 'white_plains', 'MEDICARE', '5QW2-HX8-NC41', NULL, 96.3, NULL, 0, 0),
     ('P-2017', 'Kevin Marsh', '1987-05-30', '2015550112', 'kevin.marsh@example.com', 'hoboken', 'OXFORD', 'OXF-118420', NULL, 0.0, NULL, 0, 0),
-    ('P-2018', 'Sylvia Bell', '1986-02-14', '2125550187', 'sylvia.bell@example.com', 'park_ave', 'BCBS', 'BCB-771204', NULL, 0.0, NULL, 0, 0);
+    ('P-2018', 'Sylvia Bell', '1986-02-14', '2125550187', 'sylvia.bell@example.com', 'park_ave', 'BCBS', 'BCB-771204', NULL, 0.0, NULL, 0, 0),
+    ('P-2019', 'Denise Okafor', '1990-03-08', '6465550419', 'denise.okafor@example.com', 'park_ave', 'CIGNA', 'CGN-552730', NULL, 0.0, NULL, 0, 0);
 
 INSERT INTO appointments (id, patient_id, new_patient_name, new_patient_dob, new_patient_phone, carrier, visit_type, office_id, provider_id, slot_id, starts_at, status, cancel_fee, created_at) VALUES
+    ('A-0998', 'P-2019', NULL, NULL, NULL, NULL, 'cosmetic_treatment', 'park_ave', 'PR-06', 'S-806', '2026-08-05T11:00', 'scheduled', 0.0, '2026-07-10T10:00'),
+    ('A-0999', 'P-2016', NULL, NULL, NULL, NULL, 'follow_up', 'white_plains', 'PR-05', 'S-408', '2026-08-07T14:00', 'scheduled', 0.0, '2026-07-10T10:00'),
     ('A-1001', 'P-2002', NULL, NULL, NULL, NULL, 'follow_up', 'park_ave', 'PR-02', 'S-314', '2026-08-12T10:00', 'scheduled', 0.0, '2026-07-15T10:00'),
     ('A-1002', 'P-2003', NULL, NULL, NULL, NULL, 'skin_check', 'park_ave', 'PR-02', 'S-303', '2026-08-03T15:00', 'scheduled', 0.0, '2026-07-15T10:00'),
     ('A-1003', 'P-2004', NULL, NULL, NULL, NULL, 'follow_up', 'white_plains', 'PR-05', 'S-403', '2026-08-04T08:30', 'scheduled', 0.0, '2026-07-15T10:00'),
