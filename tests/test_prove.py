@@ -7,7 +7,6 @@ engine and tool server, as `callm prove` does in CI for every locked task.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
