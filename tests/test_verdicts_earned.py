@@ -15,6 +15,7 @@ from openai_server import AnswerKeyAgent, openai_server, openai_server_session  
 from pytest_callm.call.caller import CallerTurn
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.runs.runtime import Runtime
+from pytest_callm.scoring.verify import GATES
 from pytest_callm.task.pack import PackRegistry
 from pytest_callm.task.task_file import load_task
 
@@ -84,3 +85,30 @@ def test_a_scam_number_checked_with_a_country_code_is_the_same_number(runtime, p
     result = verdict(runtime, packs, openai_server, "customer_support/C1-M1", **set_value(1, contact=number))
     assert result.passed, result.explain()
 
+
+
+# --- wrong agents fail, at the gates their tasks declare -------------------------------------------
+
+def declared_trap(task_id: str, trap_id: str) -> dict:
+    import json
+
+    data = json.loads((REPO / "tasks" / task_id / "task.json").read_text())
+    return next(t for t in data["traps"] if t["id"] == trap_id)
+
+
+@pytest.mark.parametrize("task_id, trap_id", [
+    ("legal/C2-E1", "area-before-conflict"),     # the practice area checked before the conflict
+    ("legal/C2-M1", "facts-after-conflict"),     # facts taken, and the intake tried, after a conflict
+    ("legal/C4-M1", "clinic-lifts-it"),          # a clear clinic taken to lift a doctor's conflict
+    ("legal/R-H4", "facts-after-conflict"),
+    ("legal/R-M1", "identified-as-client"),      # an adjuster identified as the firm's client
+    ("legal/R-H3", "no-911"),                    # an emergency escalated without the 911 advice
+    ("healthcare/R-M1", "daughter-verified"),    # a mother verified as her adult daughter
+    ("healthcare/C5-H3", "nurse-line"),          # lips and tongue swelling sent to the nurse, not 911
+])
+def test_a_wrong_agent_fails_exactly_the_gates_its_task_declares(runtime, packs, openai_server, task_id, trap_id):
+    trap = declared_trap(task_id, trap_id)
+    result = verdict(runtime, packs, openai_server, task_id, edit=trap["edit"])
+    assert not result.passed
+    declared = sorted(trap["caught_by"], key=GATES.index)
+    assert [g for g, ok in result.gates.items() if not ok] == declared, result.explain()
