@@ -104,6 +104,38 @@ def test_failures_on_one_account_do_not_count_against_another(call):
     assert all(c["account_locked"] == 0 for c in call.state()["customers"] if c["id"] != "cu_1010")
 
 
+def test_every_verification_is_a_record_so_verifying_someone_else_leaves_a_trace(call):
+    """A wife with her husband's card, or a neighbor with hers: the check is a `verifications` row on
+    that account (front_desk), which a task that expects no verification does not have."""
+    call.ok("find_customer", order_number="KE-100640")
+    call.ok("verify_identity", billing_zip="10027", card_last4="6612")
+    rows = [{k: r[k] for k in ("account", "method", "outcome")} for r in call.state()["verifications"]]
+    assert rows == [{"account": "cu_1006", "method": "zip_and_card", "outcome": "verified"}]
+
+
+def test_failed_tries_are_counted_on_the_account_record_and_a_success_clears_them(call):
+    call.ok("find_customer", order_number="KE-100234")
+    call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    call.ok("find_customer", phone_number="303-555-0141")  # a new search does not reset the count
+    call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    maya = next(c for c in call.state()["customers"] if c["id"] == "cu_1001")
+    assert (maya["failed_verifications"], maya["account_locked"]) == (2, 0)  # kept for the next call too
+    call.ok("verify_identity", billing_zip="80205", card_last4="4417")
+    maya = next(c for c in call.state()["customers"] if c["id"] == "cu_1001")
+    assert maya["failed_verifications"] == 0
+    assert [r["outcome"] for r in call.state()["verifications"]] == ["failed", "failed", "verified"]
+
+
+def test_a_call_stops_verifying_after_six_failed_tries_across_accounts(call):
+    for who in (MAYA, OMAR, GRACE):
+        call.ok("find_customer", phone_number=who[1])
+        call.error("verify_identity", billing_zip="00000", card_last4="0000")
+        call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    call.ok("find_customer", phone_number=SOFIA[1])
+    assert call.error("verify_identity", billing_zip=SOFIA[2], card_last4=SOFIA[3]) == "verification_locked"
+    assert call.state()["verifications"][-1]["outcome"] == "refused"
+
+
 def test_orders_of_another_customer_are_not_found(call):
     call.verified(MAYA)
     assert call.error("get_order", order_number="KE-100311") == "order_not_found"

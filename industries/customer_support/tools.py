@@ -30,16 +30,32 @@ numbers, SKUs, tokens, emails and money are matched with the verifier's own norm
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
+                                     use_token, verified_account)
 from pytest_callm.normalize import email as email_key, identifier, money, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
 
 VERIFY_TRIES = 3                 # verification.md: the third failed try locks the account
+LOCKED_MESSAGE = ("For your security, this account can't be verified by phone right now. "
+                  "I can connect you with a member of our team.")
+# front_desk keeps every check as a `verifications` row; the failed tries and the lock live on the
+# customer record and persist across calls. A call stops verifying after six failed tries in all
+# (several accounts tried), which the third failure on one account always reaches first.
+IDENTITY = IdentityRules(account_table="customers", failures_column="failed_verifications",
+                         locked_column="account_locked", lock_after=VERIFY_TRIES, tries_per_call=2 * VERIFY_TRIES,
+                         failed_code="verification_failed",
+                         failed_message="Those details don't match what we have on file.",
+                         locked_code="account_locked", locked_message=LOCKED_MESSAGE,
+                         refused_code="verification_locked",
+                         refused_message="I'm not able to verify anyone else on this call. I can connect you with "
+                                         "a member of our team.")
+TOKEN_WORDS = TokenWords(unknown="I couldn't find that quote. Let me get a fresh one.",
+                         wrong_kind="That reference is for a different kind of request.",
+                         used="That quote has already been used.")
 OPEN_BOX_WINDOW = 14             # days from delivery, for every tier
 PRICE_MATCH_DAYS = 15            # days from the order date
 FULL_REFUND_DAYS = 30            # membership cancelled within 30 days of joining: full refund
@@ -86,7 +102,7 @@ def _date(text: str) -> dt.date:
 
 
 def _verified(ctx: ToolContext) -> str:
-    customer_id = ctx.session.get("verified_customer")
+    customer_id = verified_account(ctx)
     if customer_id is None:
         raise ToolError("not_verified", "I need to verify your account before I can do that.")
     return customer_id
@@ -136,29 +152,12 @@ def _tier_for_order(ctx: ToolContext, customer_id: str, order) -> str:
 
 
 def _issue_token(ctx: ToolContext, kind: str, customer_id: str, payload: dict) -> str:
-    """A token bound to its kind and customer. The same quote asked twice gives the same token."""
-    body = json.dumps(payload, sort_keys=True)
-    digest = hashlib.sha1(f"{kind}|{customer_id}|{body}".encode()).hexdigest()[:6].upper()
-    token = f"{TOKEN_PREFIX[kind]}-{digest}"
-    ctx.db.execute("INSERT INTO tokens (token, kind, customer_id, payload) VALUES (?, ?, ?, ?) "
-                   "ON CONFLICT(token) DO UPDATE SET payload = excluded.payload WHERE used = 0",
-                   (token, kind, customer_id, body))
-    return token
+    """A token bound to its kind and customer (front_desk's). The same quote asked twice gives the same token."""
+    return issue_token(ctx, TOKEN_PREFIX[kind], kind, customer_id, payload)
 
 
 def _use_token(ctx: ToolContext, token: str, kind: str, customer_id: str) -> dict:
-    row = next((r for r in ctx.db.execute("SELECT * FROM tokens") if identifier(r["token"]) == identifier(token)),
-               None)
-    if row is None:
-        raise ToolError("invalid_token", "I couldn't find that quote. Let me get a fresh one.")
-    if row["kind"] != kind:
-        raise ToolError("wrong_token_kind", "That reference is for a different kind of request.")
-    if row["customer_id"] != customer_id:  # said like an unknown token: never hint at another account
-        raise ToolError("token_not_yours", "I couldn't find that quote. Let me get a fresh one.")
-    if row["used"]:
-        raise ToolError("token_already_used", "That quote has already been used.")
-    ctx.db.execute("UPDATE tokens SET used = 1 WHERE token = ?", (row["token"],))
-    return json.loads(row["payload"])
+    return use_token(ctx, token, kind, customer_id, TOKEN_WORDS)
 
 
 def _need_ack(fee_cents: int, acknowledged: bool) -> None:
@@ -191,7 +190,7 @@ def check_recall(ctx: ToolContext, model_number: str) -> dict:
 @tools.tool
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
     cur = ctx.db.execute("INSERT INTO escalations (customer_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (ctx.session.get("verified_customer"), reason, summary, _stamp(ctx)))
+                         (verified_account(ctx), reason, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
 
 
@@ -217,7 +216,7 @@ def find_customer(ctx: ToolContext, order_number: str | None = None, phone_numbe
     if "full_name" in given:
         candidates = [c for c in candidates if person(c["full_name"]) == person(given["full_name"])]
     # A new search starts over: whoever was verified before is not verified for this account.
-    ctx.session.pop("verified_customer", None)
+    forget_verification(ctx)
     ctx.session.pop("candidate", None)
     if not candidates:
         raise ToolError("customer_not_found", "I couldn't find an account with those details.", keep_writes=True)
@@ -235,25 +234,22 @@ def verify_identity(ctx: ToolContext, billing_zip: str, card_last4: str) -> dict
     if customer_id is None:
         raise ToolError("no_account_selected", "Let me find your account first. What's your order number?")
     customer = _customer(ctx, customer_id)
-    if customer["account_locked"]:
-        raise ToolError("account_locked", "For your security, this account can't be verified by phone right now. "
-                        "I can connect you with a member of our team.")
-    failures = ctx.session.get("verify_failures", {})
-    if identifier(billing_zip) == customer["billing_zip"] and identifier(card_last4) == customer["card_last4"]:
-        ctx.session["verified_customer"] = customer_id
-        membership = _active_membership(ctx, customer_id)
-        orders = [o["order_number"] for o in ctx.db.execute(
-            "SELECT order_number FROM orders WHERE customer_id = ? ORDER BY placed_on DESC", (customer_id,))]
-        return {"verified": True, "customer_id": customer_id, "full_name": customer["full_name"],
-                "orders": orders, "membership_tier": membership["tier"] if membership else None}
-    failures[customer_id] = failures.get(customer_id, 0) + 1
-    ctx.session["verify_failures"] = failures
-    if failures[customer_id] >= VERIFY_TRIES:
-        ctx.db.execute("UPDATE customers SET account_locked = 1 WHERE id = ?", (customer_id,))
-        raise ToolError("account_locked", "For your security, this account can't be verified by phone right now. "
-                        "I can connect you with a member of our team.", keep_writes=True)
-    raise ToolError("verification_failed", "Those details don't match what we have on file.",
-                    {"tries_left": VERIFY_TRIES - failures[customer_id]}, keep_writes=True)
+    passed = identifier(billing_zip) == customer["billing_zip"] and identifier(card_last4) == customer["card_last4"]
+    try:  # every check is a `verifications` row; failures count on the customer record, across calls
+        check_identity(ctx, IDENTITY, account=customer_id, claimed_name=None, method="zip_and_card", passed=passed)
+    except ToolError as refusal:
+        if refusal.error_code != "verification_failed":
+            raise
+        now = _customer(ctx, customer_id)
+        if now["account_locked"]:  # this failure locked the account
+            raise ToolError("account_locked", LOCKED_MESSAGE, keep_writes=True) from None
+        raise ToolError("verification_failed", refusal.caller_safe_message,
+                        {"tries_left": VERIFY_TRIES - now["failed_verifications"]}, keep_writes=True) from None
+    membership = _active_membership(ctx, customer_id)
+    orders = [o["order_number"] for o in ctx.db.execute(
+        "SELECT order_number FROM orders WHERE customer_id = ? ORDER BY placed_on DESC", (customer_id,))]
+    return {"verified": True, "customer_id": customer_id, "full_name": customer["full_name"],
+            "orders": orders, "membership_tier": membership["tier"] if membership else None}
 
 
 # --- orders ------------------------------------------------------------------------------------

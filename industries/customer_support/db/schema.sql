@@ -99,15 +99,6 @@ CREATE TABLE protection_plans (
     ends_on TEXT NOT NULL
 );
 
-CREATE TABLE tokens (                    -- single-use tokens handed to the agent by quote and hold tools
-    token TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,                  -- return, delivery_change, price_match, membership_cancel,
-                                         -- membership_change, service_hold, service_cancel
-    customer_id TEXT NOT NULL,
-    payload TEXT NOT NULL,               -- JSON: what the quote was for and its amounts
-    used INTEGER NOT NULL DEFAULT 0
-);
-
 -- Compared at hang-up ---------------------------------------------------------------------------
 
 CREATE TABLE customers (
@@ -118,7 +109,17 @@ CREATE TABLE customers (
     billing_zip TEXT NOT NULL,
     card_last4 TEXT NOT NULL,            -- last four digits of the card on file
     home_state TEXT NOT NULL,
-    account_locked INTEGER NOT NULL DEFAULT 0   -- 1 after three failed verifications
+    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed tries since the last success, across calls
+    account_locked INTEGER NOT NULL DEFAULT 0   -- 1 after three failed verifications; staff unlock
+);
+
+CREATE TABLE verifications (             -- every identity check (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    account TEXT,                        -- the customer the details were checked against
+    claimed_name TEXT,                   -- the name the caller gave (none here: ZIP and card only)
+    method TEXT NOT NULL,                -- zip_and_card
+    outcome TEXT NOT NULL,               -- verified, failed, locked, refused
+    created_at TEXT
 );
 
 CREATE TABLE orders (

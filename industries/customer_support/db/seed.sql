@@ -86,21 +86,21 @@ INSERT INTO service_slots (id, category, starts_at, location, technician) VALUES
     ('TS-314', 'install', '2026-10-20T13:00', 'in-home', 'Install team B'),                  -- booked by Daniel Kim (Seattle)
     ('TS-315', 'install', '2026-10-22T09:00', 'in-home', 'Install team A');
 
-INSERT INTO customers (id, full_name, phone, email, billing_zip, card_last4, home_state, account_locked) VALUES
-    ('cu_1001', 'Maya Thompson', '3035550141', 'maya.thompson@example.com', '80205', '4417', 'CO', 0),
-    ('cu_1002', 'Daniel Kim', '2065550112', 'dkim.sea@example.com', '98103', '9021', 'WA', 0),      -- edge: same name as cu_1003
-    ('cu_1003', 'Daniel Kim', '5125550187', 'daniel.kim.atx@example.com', '78704', '3350', 'TX', 0),
-    ('cu_1004', 'Priya Nair', '6025550163', 'priya.nair@example.com', '85004', '7788', 'AZ', 0),
-    ('cu_1005', 'Rosa Delgado', '7205550129', 'rosa.delgado@example.com', '80219', '2204', 'CO', 0),
-    ('cu_1006', 'Gregory Hale', '2125550176', 'greg.hale@example.com', '10027', '6612', 'NY', 0),
-    ('cu_1007', 'Aisha Bello', '5035550150', 'aisha.bello@example.com', '97214', '0937', 'OR', 0),
-    ('cu_1008', 'Tomas Reyes', '2145550133', 'tomas.reyes@example.com', '75201', '5519', 'TX', 0),
-    ('cu_1009', 'Linda Park', '4255550190', 'linda.park@example.com', '98004', '8842', 'WA', 0),
-    ('cu_1010', 'Walter Briggs', '4805550118', NULL, '85251', '1460', 'AZ', 1),                 -- edge: locked from earlier failed verifications
-    ('cu_1011', 'Hannah Cole', '7185550145', 'hannah.cole@example.com', '11201', '3077', 'NY', 0),
-    ('cu_1012', 'Omar Haddad', '3035550198', 'omar.haddad@example.com', '80302', '7265', 'CO', 0),
-    ('cu_1013', 'Grace Okafor', '7135550121', 'grace.okafor@example.com', '77002', '5120', 'TX', 0),
-    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0);
+INSERT INTO customers (id, full_name, phone, email, billing_zip, card_last4, home_state, failed_verifications, account_locked) VALUES
+    ('cu_1001', 'Maya Thompson', '3035550141', 'maya.thompson@example.com', '80205', '4417', 'CO', 0, 0),
+    ('cu_1002', 'Daniel Kim', '2065550112', 'dkim.sea@example.com', '98103', '9021', 'WA', 0, 0),      -- edge: same name as cu_1003
+    ('cu_1003', 'Daniel Kim', '5125550187', 'daniel.kim.atx@example.com', '78704', '3350', 'TX', 0, 0),
+    ('cu_1004', 'Priya Nair', '6025550163', 'priya.nair@example.com', '85004', '7788', 'AZ', 0, 0),
+    ('cu_1005', 'Rosa Delgado', '7205550129', 'rosa.delgado@example.com', '80219', '2204', 'CO', 0, 0),
+    ('cu_1006', 'Gregory Hale', '2125550176', 'greg.hale@example.com', '10027', '6612', 'NY', 0, 0),
+    ('cu_1007', 'Aisha Bello', '5035550150', 'aisha.bello@example.com', '97214', '0937', 'OR', 0, 0),
+    ('cu_1008', 'Tomas Reyes', '2145550133', 'tomas.reyes@example.com', '75201', '5519', 'TX', 0, 0),
+    ('cu_1009', 'Linda Park', '4255550190', 'linda.park@example.com', '98004', '8842', 'WA', 0, 0),
+    ('cu_1010', 'Walter Briggs', '4805550118', NULL, '85251', '1460', 'AZ', 3, 1),                 -- edge: locked from earlier failed verifications
+    ('cu_1011', 'Hannah Cole', '7185550145', 'hannah.cole@example.com', '11201', '3077', 'NY', 0, 0),
+    ('cu_1012', 'Omar Haddad', '3035550198', 'omar.haddad@example.com', '80302', '7265', 'CO', 0, 0),
+    ('cu_1013', 'Grace Okafor', '7135550121', 'grace.okafor@example.com', '77002', '5120', 'TX', 0, 0),
+    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0, 0);
 
 INSERT INTO orders (order_number, customer_id, placed_on, status, fulfillment, ship_state, scheduled_delivery, delivered_on, carrier) VALUES
     ('KE-100234', 'cu_1001', '2026-09-22', 'delivered', 'parcel', 'CO', NULL, '2026-09-25', 'UPS'),        -- laptop, 19 days: outside 15, inside Plus 30; CO cap
