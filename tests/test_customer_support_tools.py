@@ -343,7 +343,9 @@ def test_a_price_match_refunds_the_difference_to_the_cent(call):
     (ROSA, "KE-100520", "SKU-1021", "BrightBuy", "199.99", "open_box_excluded"),
     (OMAR, "KE-100850", "SKU-1021", "ZapDeals", "249.99", "competitor_not_eligible"),
     (OMAR, "KE-100850", "SKU-1021", "MegaMart", "319.99", "not_lower_price"),
-    (OMAR, "KE-100850", "SKU-1021", "MegaMart", "299.99", "not_lower_price"),   # equal is not lower
+    (OMAR, "KE-100850", "SKU-1021", "Tech Depot", "299.99", "not_lower_price"),   # equal is not lower
+    (OMAR, "KE-100850", "SKU-1021", "BrightBuy", "259.99", "price_not_verified"),  # not the listed price
+    (OMAR, "KE-100850", "SKU-1021", "Circuit Hub", "199.99", "price_not_verified"),  # no listed price at all
     (TOMAS, "KE-100790", "SKU-1011", "Tech Depot", "599.99", "outside_price_match_window"),  # 29 days
 ])
 def test_price_match_exclusions(call, who, order, sku, competitor, price, code):
@@ -355,8 +357,56 @@ def test_price_match_exclusions(call, who, order, sku, competitor, price, code):
 def test_an_in_transit_order_inside_the_window_can_be_matched(call):
     call.verified(OMAR)
     quote = call.ok("quote_price_match", order_number="KE-100851", sku="SKU-1011", competitor="Circuit Hub",
-                    competitor_price="619.49")
-    assert quote["refund_amount"] == "30.50"
+                    competitor_price="599.99")
+    assert quote["refund_amount"] == "50.00"
+
+
+def test_the_competitor_price_is_the_listed_one_not_the_callers_word(call):
+    """A caller who says BrightBuy sells the headphones for $199.99 gets no $100 match: the price list
+    Kestrel keeps says $279.99."""
+    call.verified(OMAR)
+    assert call.error("quote_price_match", order_number="KE-100850", sku="SKU-1021", competitor="BrightBuy",
+                      competitor_price="199.99") == "price_not_verified"
+    assert call.state()["refunds"] == [r for r in call.state()["refunds"] if r["kind"] != "price_match"]
+
+
+def test_one_price_match_per_item_is_checked_at_confirm_too(call):
+    """Two quotes for one item (Tech Depot, then Circuit Hub) never both pay out."""
+    call.verified(DANIEL_ATX)
+    first = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Tech Depot",
+                    competitor_price="409.99")["price_match_token"]
+    second = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Circuit Hub",
+                     competitor_price="419.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=first)
+    assert call.error("confirm_price_match", price_match_token=second) == "already_price_matched"
+    matches = [r["amount_cents"] for r in call.state()["refunds"] if r["kind"] == "price_match"]
+    assert matches == [4000]
+
+
+def test_a_price_matched_item_returned_refunds_what_was_paid_after_the_match(call):
+    """$449.99 soundbar matched at Circuit Hub ($30.00 back): its return refunds $419.99, not $449.99."""
+    call.verified(DANIEL_ATX)
+    pm = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Circuit Hub",
+                 competitor_price="419.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    quote = call.ok("quote_return", order_number="KE-100405", sku="SKU-1020", opened=False)
+    assert (quote["price_paid"], quote["price_matched"], quote["refund_amount"]) == ("419.99", "30.00", "419.99")
+    call.ok("confirm_return", return_token=quote["return_token"], restocking_fee_acknowledged=False,
+            method="prepaid_label", reason="changed my mind")
+    paid_back = sum(r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100405")
+    assert paid_back == 44999
+    assert call.error("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Tech Depot",
+                      competitor_price="409.99") == "already_returned"
+
+
+def test_a_price_matched_order_cancelled_refunds_the_total_less_the_match(call):
+    call.verified(LINDA)
+    pm = call.ok("quote_price_match", order_number="KE-100777", sku="SKU-1002", competitor="MegaMart",
+                 competitor_price="1799.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    assert call.ok("cancel_order", order_number="KE-100777", reason="changed my mind")["refund_amount"] == "1799.99"
+    paid_back = sum(r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100777")
+    assert paid_back == 189999
 
 
 # --- cancelling an order --------------------------------------------------------------------------
@@ -404,6 +454,30 @@ def test_an_upgrade_charges_the_prorated_difference_and_keeps_the_term(call):
     assert [(c["kind"], c["amount_cents"]) for c in state["charges"]] == [("membership_upgrade", 7167)]
     # upgraded today, the Elite windows apply: the laptop of 2026-07-03 is still past 45 days
     assert call.error("quote_return", order_number="KE-100333", sku="SKU-1001", opened=True) == "outside_return_window"
+
+
+def test_an_upgrade_cancelled_later_refunds_the_unused_value_of_what_was_paid(call):
+    """Sofia upgrades today ($71.67 for 218 of 365 days), then cancels: her Plus fee's 218/365
+    ($35.83) plus the whole upgrade, whose 218 days are all unused ($71.67): $107.50, not the total
+    paid prorated over the full term ($78.64)."""
+    call.verified(SOFIA)
+    change = call.ok("quote_membership_change", new_tier="elite")
+    call.ok("confirm_membership_change", change_token=change["change_token"])
+    quote = call.ok("quote_membership_cancellation")
+    assert (quote["rule"], quote["refund_amount"]) == ("prorated", "107.50")
+
+
+def test_a_tier_change_is_an_upgrade_never_a_cancel_and_rejoin(call):
+    """Rosa joins Plus, then wants Elite: cancelling Plus (full refund, under 30 days) to join Elite is
+    refused, so the upgrade is the one route (the same money, the same renewal date)."""
+    call.verified(ROSA)
+    plus = call.ok("quote_membership_change", new_tier="plus")["change_token"]
+    call.ok("confirm_membership_change", change_token=plus)
+    cancel = call.ok("quote_membership_cancellation")
+    assert cancel["refund_amount"] == "59.99"
+    call.ok("confirm_membership_cancellation", cancel_token=cancel["cancel_token"])
+    refusal = call.tool("quote_membership_change", new_tier="elite")
+    assert (refusal["error_code"], refusal["data"]) == ("recently_cancelled", {"rejoin_from": "2026-11-13"})
 
 
 def test_a_downgrade_waits_for_renewal_and_the_same_tier_is_refused(call):

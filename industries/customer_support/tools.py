@@ -131,6 +131,21 @@ def _item(ctx: ToolContext, order, sku: str):
     return row
 
 
+def _matched_cents(ctx: ToolContext, order_number: str, sku: str | None = None) -> int:
+    """Price-match refunds already issued on an order (or one of its items)."""
+    sql = "SELECT COALESCE(SUM(amount_cents), 0) FROM refunds WHERE order_number = ? AND kind = 'price_match'"
+    args: tuple = (order_number,)
+    if sku is not None:
+        sql, args = sql + " AND sku = ?", (order_number, sku)
+    return ctx.db.execute(sql, args).fetchone()[0]
+
+
+def _paid_cents(ctx: ToolContext, order, item) -> int:
+    """What the customer paid for an item after any price match: a return or a cancellation refunds
+    this, never the price and the match both."""
+    return item["price_cents"] - _matched_cents(ctx, order["order_number"], item["sku"])
+
+
 def _recall(ctx: ToolContext, model_number: str):
     key = identifier(model_number)
     return next((r for r in ctx.db.execute("SELECT * FROM recalls") if identifier(r["model_number"]) == key), None)
@@ -285,7 +300,7 @@ def cancel_order(ctx: ToolContext, order_number: str, reason: str) -> dict:
         raise ToolError("cannot_cancel", "This order has already left our warehouse, so it can't be cancelled.",
                         {"status": order["status"]})
     total = ctx.db.execute("SELECT SUM(price_cents) FROM order_items WHERE order_number = ?",
-                           (order["order_number"],)).fetchone()[0]
+                           (order["order_number"],)).fetchone()[0] - _matched_cents(ctx, order["order_number"])
     ctx.db.execute("UPDATE orders SET status = 'cancelled' WHERE order_number = ?", (order["order_number"],))
     cur = ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                          "VALUES (?, ?, NULL, 'order_cancel', ?, 'issued', ?)",
@@ -348,21 +363,30 @@ def quote_price_match(ctx: ToolContext, order_number: str, sku: str, competitor:
         raise ToolError("marketplace_item_excluded", "Items sold by marketplace sellers aren't eligible for a price match.")
     if item["condition"] == "open_box":
         raise ToolError("open_box_excluded", "Open-box items aren't eligible for a price match.")
+    if order["status"] == "cancelled":
+        raise ToolError("cannot_price_match", "This order was cancelled and refunded, so there's nothing to match.")
+    if ctx.db.execute("SELECT 1 FROM returns WHERE order_number = ? AND sku = ?",
+                      (order["order_number"], item["sku"])).fetchone():
+        raise ToolError("already_returned", "A return for this item is already on file, so it can't be price matched.")
     if (ctx.today - _date(order["placed_on"])).days > PRICE_MATCH_DAYS:
         raise ToolError("outside_price_match_window", "Price matches are available for 15 days after the order "
                         "date, and this order is past that.")
+    if _matched_cents(ctx, order["order_number"], item["sku"]):
+        raise ToolError("already_price_matched", "This item has already been price matched.")
     name = ctx.values.canonical("competitor", competitor)
     listed = name is not None and ctx.db.execute("SELECT 1 FROM competitors WHERE name = ?", (name,)).fetchone()
     if not listed:
         raise ToolError("competitor_not_eligible", "That retailer isn't one we price-match.",
                         {"competitors": [r["name"] for r in ctx.db.execute("SELECT name FROM competitors")]})
     price = _cents(competitor_price, "competitor's price")
+    # The price is checked against the competitor price list Kestrel keeps, never taken on the caller's word.
+    listed = ctx.db.execute("SELECT price_cents FROM competitor_prices WHERE competitor = ? AND sku = ?",
+                            (name, item["sku"])).fetchone()
+    if listed is None or listed["price_cents"] != price:
+        raise ToolError("price_not_verified", f"I can't confirm that price at {name} for this item. Could you check "
+                        "the price on their site again?")
     if price >= item["price_cents"]:
         raise ToolError("not_lower_price", "That price isn't lower than what you paid, so there's no difference to refund.")
-    done = ctx.db.execute("SELECT 1 FROM refunds WHERE order_number = ? AND sku = ? AND kind = 'price_match'",
-                          (order["order_number"], item["sku"])).fetchone()
-    if done:
-        raise ToolError("already_price_matched", "This item has already been price matched.")
     difference = item["price_cents"] - price
     payload = {"order_number": order["order_number"], "sku": item["sku"], "competitor": name,
                "competitor_price_cents": price, "refund_cents": difference}
@@ -376,6 +400,13 @@ def quote_price_match(ctx: ToolContext, order_number: str, sku: str, competitor:
 def confirm_price_match(ctx: ToolContext, price_match_token: str) -> dict:
     customer_id = _verified(ctx)
     quote = _use_token(ctx, price_match_token, "price_match", customer_id)
+    # One match per item, checked again here: two quotes (two competitors) never both pay out.
+    if _matched_cents(ctx, quote["order_number"], quote["sku"]):
+        raise ToolError("already_price_matched", "This item has already been price matched.")
+    order = ctx.db.execute("SELECT * FROM orders WHERE order_number = ?", (quote["order_number"],)).fetchone()
+    if order["status"] == "cancelled" or ctx.db.execute("SELECT 1 FROM returns WHERE order_number = ? AND sku = ?",
+                                                        (quote["order_number"], quote["sku"])).fetchone():
+        raise ToolError("cannot_price_match", "This item was cancelled or returned, so there's nothing to match.")
     cur = ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                          "VALUES (?, ?, ?, 'price_match', ?, 'issued', ?)",
                          (customer_id, quote["order_number"], quote["sku"], quote["refund_cents"], _stamp(ctx)))
@@ -411,7 +442,7 @@ def _return_terms(ctx: ToolContext, customer_id: str, order, item, opened: bool)
     cap = ctx.db.execute("SELECT max_pct FROM state_fee_caps WHERE state = ?", (order["ship_state"],)).fetchone()
     if cap is not None:
         pct = min(pct, cap["max_pct"])
-    fee = _prorate(item["price_cents"], pct, 100)
+    fee = _prorate(_paid_cents(ctx, order, item), pct, 100)
     return {"kind": "standard", "window_days": window, "return_by": return_by.isoformat(), "tier": tier,
             "fee_cents": fee, "fee_pct": pct}
 
@@ -422,12 +453,15 @@ def quote_return(ctx: ToolContext, order_number: str, sku: str, opened: bool) ->
     order = _own_order(ctx, customer_id, order_number)
     item = _item(ctx, order, sku)
     terms = _return_terms(ctx, customer_id, order, item, opened)
-    refund = item["price_cents"] - terms["fee_cents"]
+    paid = _paid_cents(ctx, order, item)
+    refund = paid - terms["fee_cents"]
     payload = {"order_number": order["order_number"], "sku": item["sku"], "kind": terms["kind"],
                "opened": bool(opened), "fee_cents": terms["fee_cents"], "refund_cents": refund}
     token = _issue_token(ctx, "return", customer_id, payload)
     return {"order_number": order["order_number"], "sku": item["sku"], "product": item["name"],
-            "return_type": terms["kind"], "price_paid": _dollars(item["price_cents"]), "opened": bool(opened),
+            "return_type": terms["kind"], "price_paid": _dollars(paid),
+            "price_matched": _dollars(item["price_cents"] - paid) if paid != item["price_cents"] else None,
+            "opened": bool(opened),
             "membership_tier_applied": terms["tier"], "window_days": terms["window_days"],
             "return_by": terms["return_by"], "restocking_fee": _dollars(terms["fee_cents"]),
             "refund_amount": _dollars(refund), "return_token": token,
@@ -629,8 +663,11 @@ def quote_membership_cancellation(ctx: ToolContext) -> dict:
     remaining = (renews - ctx.today).days
     if (ctx.today - started).days <= FULL_REFUND_DAYS:
         rule, refund = "full_refund_within_30_days", m["fee_paid_cents"]
-    else:
-        rule, refund = "prorated", _prorate(m["fee_paid_cents"], remaining, term)
+    else:  # the unused part of each payment: the fee over the term, an upgrade over the days it bought
+        upgrade = m["upgrade_paid_cents"]
+        rule, refund = "prorated", _prorate(m["fee_paid_cents"] - upgrade, remaining, term)
+        if upgrade:
+            refund += _prorate(upgrade, remaining, (renews - _date(m["upgraded_on"])).days)
     token = _issue_token(ctx, "membership_cancel", customer_id,
                          {"membership_id": m["id"], "refund_cents": refund})
     return {"tier": m["tier"], "label": m["label"], "started_on": m["started_on"], "renews_on": m["renews_on"],
@@ -653,6 +690,17 @@ def confirm_membership_cancellation(ctx: ToolContext, cancel_token: str) -> dict
     return {"status": "cancelled", "refund_amount": _dollars(quote["refund_cents"]), "to": "original payment"}
 
 
+def _no_recent_cancellation(ctx: ToolContext, customer_id: str) -> None:
+    """A tier change is an upgrade, never a cancellation (refunded) and a new signup: a membership
+    cancelled in the last 30 days cannot be replaced by a new one by phone."""
+    last = ctx.db.execute("SELECT MAX(cancelled_on) FROM memberships WHERE customer_id = ? AND status = 'cancelled'",
+                          (customer_id,)).fetchone()[0]
+    if last is not None and (ctx.today - _date(last)).days < FULL_REFUND_DAYS:
+        rejoin = _date(last) + dt.timedelta(days=FULL_REFUND_DAYS)
+        raise ToolError("recently_cancelled", "A membership cancelled in the last 30 days can't be restarted by "
+                        f"phone. You can join again from {rejoin.isoformat()}.", {"rejoin_from": rejoin.isoformat()})
+
+
 @tools.tool
 def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
     customer_id = _verified(ctx)
@@ -663,6 +711,7 @@ def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
         raise ToolError("unknown_tier", "We have two memberships, Kestrel Plus and Kestrel Elite. Which one did you mean?")
     m = _active_membership(ctx, customer_id)
     if m is None:
+        _no_recent_cancellation(ctx, customer_id)
         start = ctx.today
         renews = start.replace(year=start.year + 1)
         payload = {"change": "signup", "tier": tier, "charge_cents": target["annual_fee_cents"],
@@ -693,6 +742,7 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
     if quote["change"] == "signup":
         if _active_membership(ctx, customer_id) is not None:
             raise ToolError("already_on_tier", "You already have an active membership.")
+        _no_recent_cancellation(ctx, customer_id)
         ctx.db.execute("INSERT INTO memberships (customer_id, tier, started_on, renews_on, fee_paid_cents, status) "
                        "VALUES (?, ?, ?, ?, ?, 'active')", (customer_id, quote["tier"], quote["started_on"],
                                                               quote["renews_on"], quote["charge_cents"]))
@@ -701,8 +751,9 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
         m = ctx.db.execute("SELECT * FROM memberships WHERE id = ?", (quote["membership_id"],)).fetchone()
         if m["status"] != "active":
             raise ToolError("no_active_membership", "I don't see an active membership on your account.")
-        ctx.db.execute("UPDATE memberships SET tier = ?, fee_paid_cents = fee_paid_cents + ? WHERE id = ?",
-                       (quote["tier"], quote["charge_cents"], m["id"]))
+        ctx.db.execute("UPDATE memberships SET tier = ?, fee_paid_cents = fee_paid_cents + ?, "
+                       "upgrade_paid_cents = upgrade_paid_cents + ?, upgraded_on = ? WHERE id = ?",
+                       (quote["tier"], quote["charge_cents"], quote["charge_cents"], ctx.today.isoformat(), m["id"]))
         kind = "membership_upgrade"
     ctx.db.execute("INSERT INTO charges (customer_id, order_number, kind, amount_cents, created_at) "
                    "VALUES (?, NULL, ?, ?, ?)", (customer_id, kind, quote["charge_cents"], _stamp(ctx)))

@@ -52,6 +52,14 @@ CREATE TABLE competitors (               -- the retailers Kestrel price-matches
     name TEXT PRIMARY KEY
 );
 
+CREATE TABLE competitor_prices (         -- the competitors' current prices Kestrel checked (a price match uses these)
+    competitor TEXT NOT NULL REFERENCES competitors(name),
+    sku TEXT NOT NULL REFERENCES products(sku),
+    price_cents INTEGER NOT NULL,
+    checked_on TEXT NOT NULL,
+    PRIMARY KEY (competitor, sku)
+);
+
 CREATE TABLE official_contacts (         -- phone numbers, short codes and email domains Kestrel uses
     contact TEXT PRIMARY KEY,            -- digits for numbers, a domain for email
     kind TEXT NOT NULL,                  -- phone, short_code, email_domain
@@ -175,7 +183,9 @@ CREATE TABLE memberships (
     tier TEXT NOT NULL,                  -- plus, elite
     started_on TEXT NOT NULL,
     renews_on TEXT NOT NULL,             -- end of the paid term
-    fee_paid_cents INTEGER NOT NULL,
+    fee_paid_cents INTEGER NOT NULL,     -- everything paid for this term, upgrades included
+    upgrade_paid_cents INTEGER NOT NULL DEFAULT 0,  -- the part paid by an upgrade, for the days it bought
+    upgraded_on TEXT,
     status TEXT NOT NULL,                -- active, cancelled
     cancelled_on TEXT
 );

@@ -53,6 +53,15 @@ INSERT INTO recalls (id, model_number, product, hazard, remedy, announced_on) VA
      'Stop using the power bank. Bring it to any Kestrel store for a full refund or a replacement.', '2026-03-16');
 
 INSERT INTO competitors (name) VALUES ('BrightBuy'), ('MegaMart'), ('Tech Depot'), ('Circuit Hub');
+INSERT INTO competitor_prices (competitor, sku, price_cents, checked_on) VALUES
+    ('BrightBuy', 'SKU-1021', 27999, '2026-10-14'),     -- headphones: $20.00 under Kestrel's $299.99
+    ('MegaMart', 'SKU-1021', 31999, '2026-10-14'),      -- edge: not lower
+    ('Tech Depot', 'SKU-1021', 29999, '2026-10-14'),    -- edge: equal is not lower
+    ('Tech Depot', 'SKU-1020', 40999, '2026-10-14'),    -- soundbar: $40.00 under $449.99
+    ('Circuit Hub', 'SKU-1020', 41999, '2026-10-14'),   -- soundbar: $30.00 under
+    ('Circuit Hub', 'SKU-1011', 59999, '2026-10-14'),   -- TV: $50.00 under $649.99
+    ('Tech Depot', 'SKU-1011', 59999, '2026-10-14'),
+    ('MegaMart', 'SKU-1002', 179999, '2026-10-14');     -- laptop pro: $100.00 under $1,899.99
 
 INSERT INTO official_contacts (contact, kind, used_for) VALUES
     ('8885550100', 'phone', 'Kestrel customer care'),
