@@ -109,7 +109,9 @@ INSERT INTO customers (id, full_name, phone, email, billing_zip, card_last4, hom
     ('cu_1011', 'Hannah Cole', '7185550145', 'hannah.cole@example.com', '11201', '3077', 'NY', 0, 0),
     ('cu_1012', 'Omar Haddad', '3035550198', 'omar.haddad@example.com', '80302', '7265', 'CO', 0, 0),
     ('cu_1013', 'Grace Okafor', '7135550121', 'grace.okafor@example.com', '77002', '5120', 'TX', 0, 0),
-    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0, 0);
+    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0, 0),
+    ('cu_1015', 'Nora Lindqvist', '5035550172', 'nora.lindqvist@example.com', '97211', '2846', 'OR', 0, 0),  -- edge: Oregon, no restocking fee
+    ('cu_1016', 'Marisol Vega', '4805550137', 'marisol.vega@example.com', '85281', '6604', 'AZ', 0, 0);      -- edge: dryer on its last return day
 
 INSERT INTO orders (order_number, customer_id, placed_on, status, fulfillment, ship_state, scheduled_delivery, delivered_on, carrier) VALUES
     ('KE-100234', 'cu_1001', '2026-09-22', 'delivered', 'parcel', 'CO', NULL, '2026-09-25', 'UPS'),        -- laptop, 19 days: outside 15, inside Plus 30; CO cap
@@ -132,7 +134,9 @@ INSERT INTO orders (order_number, customer_id, placed_on, status, fulfillment, s
     ('KE-100850', 'cu_1012', '2026-10-08', 'delivered', 'parcel', 'CO', NULL, '2026-10-10', 'UPS'),         -- headphones, price-match candidate
     ('KE-100851', 'cu_1012', '2026-10-13', 'in_transit', 'parcel', 'CO', '2026-10-17', NULL, 'FedEx'),      -- TV in transit, price-match candidate
     ('KE-100560', 'cu_1013', '2026-09-02', 'delivered', 'parcel', 'TX', NULL, '2026-09-04', 'UPS'),         -- edge: drone 40 days, inside Elite 45 only
-    ('KE-100333', 'cu_1014', '2026-07-01', 'delivered', 'parcel', 'AZ', NULL, '2026-07-03', 'UPS');         -- laptop with accident plan
+    ('KE-100333', 'cu_1014', '2026-07-01', 'delivered', 'parcel', 'AZ', NULL, '2026-07-03', 'UPS'),         -- laptop with accident plan
+    ('KE-100910', 'cu_1015', '2026-10-03', 'delivered', 'parcel', 'OR', NULL, '2026-10-06', 'UPS'),         -- edge: opened laptop in Oregon, 8 days: no fee
+    ('KE-100930', 'cu_1016', '2026-09-25', 'delivered', 'scheduled', 'AZ', NULL, '2026-09-29', 'Kestrel Delivery');  -- edge: dryer, 15-day window ends today; 10% fee
 
 INSERT INTO order_items (order_number, sku, price_cents, condition, seller) VALUES
     ('KE-100234', 'SKU-1001', 109999, 'new', 'Kestrel'),
@@ -158,7 +162,9 @@ INSERT INTO order_items (order_number, sku, price_cents, condition, seller) VALU
     ('KE-100850', 'SKU-1021', 29999, 'new', 'Kestrel'),
     ('KE-100851', 'SKU-1011', 64999, 'new', 'Kestrel'),
     ('KE-100560', 'SKU-1030', 79999, 'new', 'Kestrel'),
-    ('KE-100333', 'SKU-1001', 109999, 'new', 'Kestrel');
+    ('KE-100333', 'SKU-1001', 109999, 'new', 'Kestrel'),
+    ('KE-100910', 'SKU-1001', 109999, 'new', 'Kestrel'),
+    ('KE-100930', 'SKU-1041', 89999, 'new', 'Kestrel');
 
 INSERT INTO protection_plans (id, customer_id, order_number, sku, plan_type, starts_on, ends_on) VALUES
     ('PP-5490', 'cu_1011', 'KE-099500', 'SKU-1011', 'standard', '2024-09-05', '2026-09-05'),   -- edge: ended last month
@@ -174,7 +180,8 @@ INSERT INTO memberships (id, customer_id, tier, started_on, renews_on, fee_paid_
     (5, 'cu_1009', 'plus', '2025-11-20', '2026-11-20', 5999, 'active', NULL),
     (6, 'cu_1013', 'elite', '2025-12-01', '2026-12-01', 17999, 'active', NULL),
     (7, 'cu_1014', 'plus', '2026-05-20', '2027-05-20', 5999, 'active', NULL),      -- edge: Plus mid-term, upgrade candidate
-    (8, 'cu_1012', 'plus', '2025-03-01', '2026-03-01', 5999, 'cancelled', '2025-08-14');  -- a past membership, not active
+    (8, 'cu_1012', 'plus', '2025-03-01', '2026-03-01', 5999, 'cancelled', '2025-08-14'),  -- a past membership, not active
+    (9, 'cu_1016', 'plus', '2026-01-10', '2027-01-10', 5999, 'active', NULL);      -- edge: Plus gives major appliances no longer window
 
 INSERT INTO returns (id, customer_id, order_number, sku, kind, opened, restocking_fee_cents, refund_cents, method, status, reason, created_at) VALUES
     (1, 'cu_1009', 'KE-100610', 'SKU-1021', 'standard', 1, 0, 29999, 'store_drop_off', 'authorized', 'Did not fit well.', '2026-09-10T15:12');
