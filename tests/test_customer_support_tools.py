@@ -367,7 +367,7 @@ def test_the_competitor_price_is_the_listed_one_not_the_callers_word(call):
     call.verified(OMAR)
     assert call.error("quote_price_match", order_number="KE-100850", sku="SKU-1021", competitor="BrightBuy",
                       competitor_price="199.99") == "price_not_verified"
-    assert call.state()["refunds"] == [r for r in call.state()["refunds"] if r["kind"] != "price_match"]
+    assert not [r for r in call.state()["refunds"] if r["order_number"] == "KE-100850"]
 
 
 def test_one_price_match_per_item_is_checked_at_confirm_too(call):
@@ -379,7 +379,7 @@ def test_one_price_match_per_item_is_checked_at_confirm_too(call):
                      competitor_price="419.99")["price_match_token"]
     call.ok("confirm_price_match", price_match_token=first)
     assert call.error("confirm_price_match", price_match_token=second) == "already_price_matched"
-    matches = [r["amount_cents"] for r in call.state()["refunds"] if r["kind"] == "price_match"]
+    matches = [r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100405"]
     assert matches == [4000]
 
 
@@ -397,6 +397,22 @@ def test_a_price_matched_item_returned_refunds_what_was_paid_after_the_match(cal
     assert paid_back == 44999
     assert call.error("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Tech Depot",
                       competitor_price="409.99") == "already_returned"
+
+
+def test_a_seeded_price_match_is_taken_off_the_return(call):
+    call.verified(("Paula Greene", "602-555-0184", "85008", "9157"))
+    quote = call.ok("quote_return", order_number="KE-100950", sku="SKU-1020", opened=True)  # general: no fee
+    assert (quote["price_paid"], quote["restocking_fee"], quote["refund_amount"]) == ("409.99", "0.00", "409.99")
+
+
+def test_the_restocking_fee_is_worked_out_on_what_was_paid_after_a_match(call):
+    """$1,899.99 laptop pro matched at MegaMart ($100.00 back): opened, NY 15% of $1,799.99 = $270.00."""
+    call.verified(GREGORY)
+    pm = call.ok("quote_price_match", order_number="KE-100640", sku="SKU-1002", competitor="MegaMart",
+                 competitor_price="1799.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    quote = call.ok("quote_return", order_number="KE-100640", sku="SKU-1002", opened=True)
+    assert (quote["price_paid"], quote["restocking_fee"], quote["refund_amount"]) == ("1799.99", "270.00", "1529.99")
 
 
 def test_a_price_matched_order_cancelled_refunds_the_total_less_the_match(call):
