@@ -12,13 +12,15 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 (README: "Fixtures").
 """
 
+# callm-2026.12.1: the verifier of "every verdict earned" (post-nominals, abbreviations, contact and
+# medication names, routes and either-calls); callm-2026.12's verdicts are not comparable with it.
 RELEASE = {
-    "name": "callm-2026.12",
+    "name": "callm-2026.12.1",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
-    "verifier_sha256": "d0d14240c7938e44c28ffe5f479649853245f4ae7cf2b82f369bd5d852f5eb3f",
+    "verifier_sha256": "781930d51e64fd7d617dcc5dffc07615ffc484d99cd3c99915545a9b8744f833",
     "attempts": 5,
 }
 

@@ -90,9 +90,12 @@ def main(argv: list[str] | None = None) -> int:
 
             # Named files are a task being written, not a suite: their pack's composition is not checked.
             suite = not args.no_suite and any(p.is_dir() for p in args.paths)
-            problems, count = lint(args.paths, industries, suite=suite)
+            notes: list[str] = []
+            problems, count = lint(args.paths, industries, suite=suite, notes=notes if suite else None)
             for p in problems:
                 print(p)
+            for note in notes:
+                print(note)
             print(f"{count} task file(s), {len(problems)} problem(s)")
             return 1 if problems else 0
         if args.command == "new-task":

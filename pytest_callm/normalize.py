@@ -7,16 +7,21 @@ functions for its own matching, so a value the tool treats as the same party is 
 the verifier. A value with no declared kind goes through `normalize`, the general rule.
 
 Kinds:
-- `organization` case, punctuation, "&"/"and", a leading "the" and corporate suffixes (Inc., LLC...)
-- `person`       case, punctuation and honorifics (Mr., Dr., Attorney...)
+- `organization` case, punctuation, "&"/"and", a leading "the", corporate suffixes (Inc., LLC...),
+                 post-nominals and common abbreviations ("Mfg." is "Manufacturing")
+- `person`       case, punctuation, honorifics (Mr., Dr., Attorney...) and post-nominals (MD, Esq...)
 - `party`        either of the above: a person or an organization on the other side of a matter
 - `identifier`   letters and digits only, case-folded: "hr 24 0117" is "HR-24-0117"
 - `phone`        digits only, a leading 1 of an eleven-digit North American number dropped
-- `date`         ISO calendar dates; a date-time is cut to its date
+- `date`         ISO calendar dates; an ISO date-time is cut to its date
 - `money`        amounts to the cent: "$1,250" is 1250.00
 - `email`        case, spaces, and the spoken "at" / "dot"
+- `contact`      a way to reach someone: a phone number (as `phone`), an email address (as `email`) or a
+                 web address, which counts by its registrable domain ("https://www.kestrel.com/help" and
+                 "support.kestrel.com" are "kestrel.com")
 - any other name is an alias table of the pack (`pack.json` aliases): every variant maps to its
-  canonical value; variants are matched after folding case, punctuation and a leading title.
+  canonical value; variants are matched after folding case, punctuation and a leading title, and
+  the words (and, if it says so, numbers) the pack declares do not change the value (`alias_ignore`).
 
 What normalization never forgives is a different value: "Harbor Lane Industries" is not
 "Harborline Industries", and a misheard digit is a different number.
@@ -42,6 +47,18 @@ CORPORATE_SUFFIXES = frozenset({
 })
 # Words in front of a name that are not part of it.
 HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "attorney", "sir"})
+# Degrees and licences behind a name ("Evelyn Sato, MD"): not part of it. Jr., Sr., II, III are not
+# here: they tell a father from a son. PA is not either (a state, and not always a title).
+POST_NOMINALS = frozenset({
+    "md", "do", "dds", "dmd", "dvm", "phd", "psyd", "edd", "pharmd", "jd", "llm", "esq", "esquire",
+    "rn", "np", "lpn", "aprn", "lcsw", "cpa", "cfa", "mba", "mph", "facs",
+})
+# Abbreviations in organization names, each to the one word it stands for.
+ORGANIZATION_ABBREVIATIONS = {
+    "mgmt": "management", "mgt": "management", "mfg": "manufacturing", "svc": "services", "svcs": "services",
+    "intl": "international", "assn": "association", "bros": "brothers", "natl": "national", "ctr": "center",
+    "grp": "group", "hldgs": "holdings", "sys": "systems", "dept": "department", "co": "company",
+}
 
 
 # --- the general rule --------------------------------------------------------------------------
@@ -101,19 +118,32 @@ def _drop_titles(ws: list[str]) -> list[str]:
     return ws
 
 
+def _drop_post_nominals(ws: list[str]) -> list[str]:
+    # Only behind two words or more: "Evelyn Sato MD" is Evelyn Sato, but in "John Do" "Do" is the name.
+    while len(ws) > 2 and ws[-1] in POST_NOMINALS:
+        ws = ws[:-1]
+    return ws
+
+
 def person(text: str) -> str:
-    """"Dr. Evelyn Sato" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
-    return " ".join(_drop_titles(words(text)))
+    """"Dr. Evelyn Sato, MD" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
+    return " ".join(_drop_post_nominals(_drop_titles(words(text))))
 
 
 def organization(text: str) -> str:
-    """"The Harborline Industries, Inc." -> "harborline industries"."""
+    """"The Kessler Mfg. Co." -> "kessler manufacturing"; "Dana Cole, Esq." -> "dana cole"."""
     ws = words(text)
     if len(ws) > 1 and ws[0] == "the":
         ws = ws[1:]
-    while len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
-        ws = ws[:-1]
-    return " ".join(ws)
+    # Expanded first, so "Co." in the middle is "company" and at the end is dropped as a suffix.
+    ws = [ORGANIZATION_ABBREVIATIONS.get(w, w) for w in ws]
+    while True:
+        if len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
+            ws = ws[:-1]
+        elif len(ws) > 2 and ws[-1] in POST_NOMINALS:  # "Cole Law Group, Esq." as for `person`
+            ws = ws[:-1]
+        else:
+            return " ".join(ws)
 
 
 def party(text: str) -> str:
@@ -135,12 +165,18 @@ def phone(text: str) -> str:
 
 
 def date(text: str) -> str:
-    """An ISO calendar date; a date-time counts by its day. Anything else stays as folded text."""
-    raw = str(text).strip()
+    """An ISO calendar date; an ISO date-time counts by its day. Anything else stays as folded text.
+
+    The tool server reads a date-time given for a `"format": "date"` parameter the same way, so a
+    date-time where a date is asked is accepted by both or by neither.
+    """
+    raw = " ".join(str(text).split())
+    timed = _ISO_DATETIME.fullmatch(raw.upper())
+    day = timed.group(1) if timed else raw
     try:
-        return dt.date.fromisoformat(raw[:10]).isoformat() if len(raw) >= 10 else raw.casefold()
-    except ValueError:
-        return " ".join(raw.casefold().split())
+        return dt.date.fromisoformat(day).isoformat() if _ISO_DATE.fullmatch(day) else raw.casefold()
+    except ValueError:  # "2026-02-30"
+        return raw.casefold()
 
 
 def money(value: Any) -> str:
@@ -164,9 +200,49 @@ def email(text: str) -> str:
     return re.sub(r"\s+", "", out)
 
 
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*://")
+# Second-level labels under a country code that are registries, not names: "kestrel.co.uk".
+_PUBLIC_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "gov", "ac", "edu"})
+
+
+def registrable_domain(host: str) -> str:
+    """The domain someone registered: "support.kestrel.com" -> "kestrel.com".
+
+    Without the public suffix list: the last two labels, three under a country code's registry
+    ("shop.kestrel.co.uk" -> "kestrel.co.uk"). "kestrel.com.evil.net" is "evil.net".
+    """
+    labels = [label for label in host.casefold().strip(".").split(".") if label]
+    if all(label.isdigit() for label in labels):  # an IP address is its own domain
+        return ".".join(labels)
+    keep = 3 if len(labels) > 2 and len(labels[-1]) == 2 and labels[-2] in _PUBLIC_SECOND_LEVEL else 2
+    return ".".join(labels[-keep:])
+
+
+def contact(text: str) -> str:
+    """How someone was reached, as one value: phone digits, an email address, or a web domain.
+
+    "+1 302-555-0188", "(302) 555-0188" -> "3025550188"; "Help AT Kestrel dot com" ->
+    "help@kestrel.com"; "https://www.kestrel.com:443/help?x=1", "support.kestrel.com" -> "kestrel.com".
+    """
+    raw = " ".join(str(text).split()).casefold()
+    raw = re.sub(r"^(tel|sms|mailto):", "", raw)
+    if not re.search(r"[^\W\d_]", raw):  # no letters: a number, however it is punctuated
+        return phone(raw)
+    if not _SCHEME.match(raw):
+        folded = email(raw)  # the spoken "at" and "dot", and no spaces
+        if "@" in folded:
+            local, _, host = folded.rpartition("@")
+            return f"{local}@{host.strip('.')}"
+        raw = folded
+    host = _SCHEME.sub("", raw, count=1)
+    host = re.split(r"[/?#]", host, maxsplit=1)[0].rpartition("@")[2]  # no path, query, user
+    host = re.sub(r":\d*$", "", host)  # no port
+    return registrable_domain(host)
+
+
 KINDS: dict[str, Callable[[Any], Any]] = {
     "organization": organization, "person": person, "party": party, "identifier": identifier,
-    "phone": phone, "date": date, "money": money, "email": email,
+    "phone": phone, "date": date, "money": money, "email": email, "contact": contact,
 }
 
 
@@ -179,24 +255,51 @@ class ValueKinds:
     """A pack's kinds: the built-in normalizers plus its alias tables, for the verifier and the tools.
 
     `alias_tables` maps table name -> {canonical: [variants]} as written in `pack.json`.
+    `ignore` maps table name -> {"words": [...], "numbers": bool} (`pack.json` alias_ignore): what a
+    name may carry beside the variant without naming another value, such as a medication's dosage
+    form and strength ("Retin-A cream 0.05%" is "Retin-A"). The pack declares these words, not this
+    module: "solution" or "wash" is a dosage form in one table and part of a name in another.
+    `collisions` lists variants that two canonical values claim once folded (a pack problem).
     """
 
-    def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None):
+    def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None,
+                 ignore: Mapping[str, Mapping[str, Any]] | None = None):
+        self.ignore: dict[str, tuple[frozenset[str], bool]] = {
+            table: (frozenset(w for word in spec.get("words", []) for w in words(word)), bool(spec.get("numbers")))
+            for table, spec in (ignore or {}).items()}
         self.tables: dict[str, dict[str, str]] = {}
         self.variants = {t: {c: list(vs) for c, vs in m.items()} for t, m in (alias_tables or {}).items()}
+        self.collisions: list[str] = []
         for table, mapping in (alias_tables or {}).items():
             folded: dict[str, str] = {}
+            first: dict[str, str] = {}  # folded form -> the variant that claimed it
             for canon, variants in mapping.items():
                 for variant in [canon, *variants]:
-                    folded[alias_fold(variant)] = canon
+                    key = self.fold(table, variant)
+                    if folded.get(key, canon) != canon:
+                        self.collisions.append(f"{table}: {first[key]!r} ({folded[key]}) and {variant!r} ({canon}) "
+                                               f"are both read as {key!r}")
+                    folded[key] = canon
+                    first.setdefault(key, variant)
             self.tables[table] = folded
+
+    def fold(self, table: str, value: Any) -> str:
+        """The form in which `table` looks a variant up: `alias_fold`, less the words it ignores."""
+        skip, numbers = self.ignore.get(table, (frozenset(), False))
+        if not skip and not numbers:
+            return alias_fold(value)
+        # "100mg" is "100 mg"; "B12" stays one word (a letter then a digit is part of a name).
+        ws = _drop_titles(words(re.sub(r"(\d)(?=[^\W\d_])", r"\1 ", str(value))))
+        kept = [w for w in ws if w not in skip and not (numbers and w.isdigit())]
+        # A name that is all form and strength ("cream", "40 mg") is not emptied into a match.
+        return " ".join(kept) if kept else " ".join(ws)
 
     def known(self, kind: str) -> bool:
         return kind in KINDS or kind in self.tables
 
     def canonical(self, table: str, value: Any) -> str | None:
         """The canonical value an alias table gives `value`, or None when it lists no such variant."""
-        return self.tables[table].get(alias_fold(value))
+        return self.tables[table].get(self.fold(table, value))
 
     def key(self, kind: str | None, value: Any) -> Any:
         """The normal form of `value` read as `kind` (None: the general rule).
@@ -208,11 +311,11 @@ class ValueKinds:
         if value is None or kind is None or isinstance(value, (bool, list, tuple, dict)):
             return normalize(value)
         if kind in KINDS:
-            if isinstance(value, (int, float)) and kind not in ("money", "phone", "identifier"):
+            if isinstance(value, (int, float)) and kind not in ("money", "phone", "identifier", "contact"):
                 return normalize(value)
             return (kind, KINDS[kind](value))
         canon = self.canonical(kind, value)
-        return ("alias", canon) if canon is not None else ("alias?", alias_fold(value))
+        return ("alias", canon) if canon is not None else ("alias?", self.fold(kind, value))
 
     def same(self, kind: str | None, expected: Any, actual: Any) -> bool:
         return self.key(kind, expected) == self.key(kind, actual)

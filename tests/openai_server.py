@@ -63,12 +63,24 @@ AGENT_HOLD = "One moment, please."
 class AnswerKeyAgent:
     """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
 
-    def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True):
+    def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True,
+                 edit: dict[str, Any] | None = None, route: str | None = None):
+        """`edit` changes the key first (a trap's edit: calls dropped, set, replaced or inserted, and
+        the route); `route` follows one of the task's other routes instead of its main key."""
+        import dataclasses
+
+        from pytest_callm.authoring.prove import apply_edit
         from pytest_callm.call.oracle import plan_answer_key
         from pytest_callm.task.pack import PackRegistry
         from pytest_callm.task.task_file import load_task
 
         _, task, pack = load_task(Path(task_path), PackRegistry([Path(industries)]))
+        if route is not None:
+            task = next(k for k in task.keys() if k.route_id == route)
+        if edit is not None:
+            calls, _ = apply_edit(task.exp_tool_calls, edit.get("calls", []))
+            path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
+            task = dataclasses.replace(task, exp_tool_calls=calls, exp_handoff_path=path)
         self.plan = plan_answer_key(task, pack)
         if not end_call:  # leave the hang-up to the caller
             self.plan = [c for c in self.plan if c.name != "end_call"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPO, PackCall, pack_server
+from pytest_callm.task.pack import load_pack
 
 PACK = REPO / "industries" / "customer_support"
 
@@ -596,6 +597,43 @@ def test_a_scam_report_needs_no_identity_and_records_none(call):
 ])
 def test_official_contacts(call, contact, official):
     assert call.ok("check_official_contact", contact=contact)["official"] is official
+
+
+# Seeded official contacts: 888-555-0100, 888-555-0177, short code 53735, kestrelelectronics.com.
+@pytest.mark.parametrize("contact", [
+    "+1 888-555-0100", "1-888-555-0100", "(888) 555-0100", "888.555.0100", "+1.888.555.0177", "tel:+18885550177",
+    "https://www.kestrelelectronics.com/help", "http://kestrelelectronics.com", "www.kestrelelectronics.com",
+    "support.kestrelelectronics.com", "KestrelElectronics.com", "kestrelelectronics.com:443/orders?id=1",
+    "kestrel electronics dot com", "Orders AT Kestrel Electronics dot com", "help@support.kestrelelectronics.com",
+])
+def test_an_official_contact_is_official_in_any_form(call, contact):
+    data = call.ok("check_official_contact", contact=contact)
+    assert data["official"] is True, data
+
+
+@pytest.mark.parametrize("contact", [
+    "kestrelelectronics.com.evil.net", "https://kestrelelectronics.com.refunds.net/login", "kestrel-electronics.com",
+    "kestrelelectronics.net", "help@kestrelelectronics.com.evil.net", "http://kestrelelectronics.com@evil.net/",
+    "+1 302-555-0188", "888-555-0101",
+])
+def test_a_lookalike_contact_is_not_official(call, contact):
+    assert call.ok("check_official_contact", contact=contact)["official"] is False
+
+
+@pytest.mark.parametrize("contact", ["+1 888-555-0100", "https://www.kestrelelectronics.com/help", "1-302-555-0188",
+                                     "kestrelelectronics.com.evil.net", "orders@kestrelelectronics.com"])
+def test_the_tool_and_the_verifier_read_a_contact_alike(call, contact):
+    # tools.json declares `contact` of kind contact: what the tool checked is the verifier's reading.
+    pack = load_pack(PACK)
+    assert pack.tools["check_official_contact"].kinds == {"contact": "contact"}
+    checked = call.ok("check_official_contact", contact=contact)["checked"]
+    if "@" not in contact:
+        assert pack.values.same("contact", checked, contact)
+
+
+def test_a_contact_that_is_neither_a_number_nor_an_address_is_asked_again(call):
+    for contact in ("kestrel", "555", ""):
+        assert call.error("check_official_contact", contact=contact) == "invalid_contact"
 
 
 def test_recalls_are_public(call):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPO, PackCall, pack_server
+from pytest_callm.task.pack import load_pack
 from pytest_callm.toolserver.server import ToolServer
 
 HEALTHCARE = REPO / "industries" / "healthcare"
@@ -381,6 +382,41 @@ def test_refills_follow_the_prescription_list(call):
     assert call.error("request_refill", medication="clobetasol") == "no_refills_remaining"
     assert call.error("request_refill", medication="Accutane") == "refill_requires_visit"
     assert call.error("request_refill", medication="doxycycline") == "not_on_medication_list"  # Beatriz's, not his
+
+
+# Owen Gallagher's list: tretinoin 0.05% cream (2 refills), clobetasol 0.05% ointment (none left),
+# isotretinoin 40 mg (needs a visit). Beatriz Santos's: doxycycline 100 mg.
+@pytest.mark.parametrize("said, status", [
+    ("Retin-A cream 0.05%", "ok"), ("retin a cream", "ok"), ("Tretinoin 0.05 % Cream", "ok"), ("RETIN-A", "ok"),
+    ("Temovate ointment", "no_refills_remaining"), ("clobetasol propionate 0.05% ointment", "no_refills_remaining"),
+    ("Accutane 40 mg", "refill_requires_visit"), ("isotretinoin 40mg capsules", "refill_requires_visit"),
+    ("Doxycycline hyclate 100 mg tablets", "not_on_medication_list"),  # Beatriz's, not his
+    ("cream", "not_on_medication_list"), ("40 mg", "not_on_medication_list"),  # a form or a strength is no drug
+    ("retinol cream", "not_on_medication_list"), ("Retin-B", "not_on_medication_list"),
+])
+def test_a_refill_names_its_drug_with_or_without_form_strength_or_salt(call, said, status):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    assert call.tool("request_refill", medication=said)["error_code"] in ((None,) if status == "ok" else (status,))
+
+
+@pytest.mark.parametrize("said", ["Retin-A cream 0.05%", "Temovate ointment", "Accutane 40 mg", "Nizoral 2% shampoo",
+                                  "Kenalog 0.1% cream", "isotretinoin", "cream", "40 mg", "retinol cream"])
+def test_the_tool_and_the_verifier_read_a_medication_name_alike(call, said):
+    # The drug the tool finds on the list is the drug the verifier's `medication` table names, and a
+    # name the verifier reads as no drug of the table finds none.
+    pack = load_pack(HEALTHCARE)
+    rows = {"tretinoin": "tretinoin 0.05% cream", "clobetasol": "clobetasol 0.05% ointment",
+            "isotretinoin": "isotretinoin 40 mg"}
+    canonical = pack.values.canonical("medication", said)
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    result = call.tool("request_refill", medication=said)
+    found = result["data"]["medication"] if result["ok"] else None
+    if canonical in rows:
+        assert result["error_code"] != "not_on_medication_list"
+        assert found in (None, rows[canonical])
+        assert pack.values.same("medication", rows[canonical], said)
+    else:
+        assert result["error_code"] == "not_on_medication_list"
 
 
 def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(call):

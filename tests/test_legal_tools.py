@@ -90,6 +90,15 @@ def test_deadline_uses_the_period_of_the_state_and_area(call):
     assert (ca["limitation_years"], ca["deadline_date"]) == (1, "2027-01-09")
 
 
+def test_an_incident_date_time_counts_by_its_day(call):
+    # A date-time where the schema asks a date: the tool server and the verifier's `date` kind both
+    # read it as its day.
+    by_day = call.ok("calculate_filing_deadline", state="CA", practice_area="medical_malpractice",
+                     incident_date="2026-01-10")
+    assert call.ok("calculate_filing_deadline", state="CA", practice_area="medical_malpractice",
+                   incident_date="2026-01-10T18:45:00") == by_day
+
+
 def test_deadline_from_a_leap_day(call):
     data = call.ok("calculate_filing_deadline", state="NY", practice_area="wage_and_hour", incident_date="2024-02-29")
     assert data["deadline_date"] == "2030-02-27"  # six years on is 28 Feb 2030; the day before
@@ -113,7 +122,18 @@ def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call,
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
 
-@pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight"])
+@pytest.mark.parametrize("party", ["Evelyn Sato, MD", "Evelyn Sato M.D.", "Dr. Evelyn Sato, PhD",
+                                   "Sunmark Property Mgmt.", "Sunmark Property Mgmt, LLC",
+                                   "Kessler Mfg. Co.", "Kessler Manufacturing Company", "Peterson Dental Grp."])
+def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier_does(call, party):
+    # Seeded: "Dr. Evelyn Sato", "Sunmark Property Management LLC", "Kessler Manufacturing Co.",
+    # "Peterson Dental Group". The tool and the verifier's `party` kind read a name one way.
+    data = call.ok("check_conflict", opposing_party=party)
+    assert (data["status"], data["may_proceed"]) == ("conflict", False)
+
+
+@pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight",
+                                   "Evelyn Sato Jr.", "Sunmark Property", "Kessler Management", "Peterson Dental"])
 def test_a_different_party_is_clear(call, party):
     assert call.ok("check_conflict", opposing_party=party)["status"] == "clear"
 

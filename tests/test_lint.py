@@ -47,7 +47,7 @@ def test_a_value_returned_by_an_earlier_call_is_obtainable(tmp_path, monkeypatch
     root = copy_project(tmp_path, ["C2-E2"])
     monkeypatch.chdir(root)
     # S-101 is obtainable only because find_open_slots returned it; without that call it is not.
-    edit(root / "tasks/vet_clinic/C2-E2/task.json", lambda d: d["exp_tool_calls"].pop(2))
+    edit(root / "tasks/vet_clinic/C2-E2/task.json", lambda d: (d["exp_tool_calls"].pop(2), d.pop("traps")))
     main(["lock", str(root / "tasks")])
     problems, _ = lint([root / "tasks"], [root / "industries"])
     assert len(problems) == 1 and "'S-101' is not said by the caller" in str(problems[0])
@@ -142,3 +142,21 @@ def test_each_item_of_a_list_of_a_declared_kind_must_be_obtainable(tmp_path):
     edit(task, lambda d: d["exp_tool_calls"][3]["parameters"].update(offices=["White Plains", "Park Avenue"]))
     problems, _ = lint([task.parent], [industries], suite=False)
     assert [p.where for p in problems] == ["$.exp_tool_calls[3].parameters.offices[1]"]
+
+
+def test_the_linter_counts_the_tasks_with_no_expected_handoff_per_pack(tmp_path):
+    root = copy_project(tmp_path, ["C2-E1", "C2-E2"])  # opening hours at reception; a booking
+    notes: list[str] = []
+    lint([root / "tasks"], [root / "industries"], suite=False, notes=notes)
+    assert notes == ["tasks with no expected handoff: 1 (vet_clinic 1)"]
+
+
+def test_a_route_that_cannot_be_played_is_reported_at_its_json_path(tmp_path):
+    root = copy_project(tmp_path, ["C2-E2"])
+    path = root / "tasks" / "vet_clinic" / "C2-E2" / "task.json"
+    edit(path, lambda d: d.update(routes=[{"id": "other", "exp_tool_calls": [{"name": "send_records"}],
+                                          "exp_handoff_path": ["appointments"],
+                                          "exp_db_state": d["exp_db_state"]}]))
+    problems, _ = lint([root / "tasks"], [root / "industries"], suite=False)
+    assert [p.where for p in problems] == ["$.routes[0].exp_tool_calls"]
+    assert "send_records" in problems[0].message

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.normalize import KINDS, ValueKinds, identifier, normalize, organization, party, person, phone, same
+from pytest_callm.normalize import (KINDS, ValueKinds, contact, date, identifier, normalize, organization, party,
+                                    person, phone, same)
 
 
 # --- phone numbers -----------------------------------------------------------------------------
@@ -196,3 +197,151 @@ def test_lists_and_dicts_compare_element_wise():
     assert same(["206-555-0220", "40"], ("2065550220", 40))
     assert same({"phone": "206-555-0220", "name": "Clara"}, {"name": "CLARA", "phone": "2065550220"})
     assert not same({"name": "Clara Whitman"}, {"name": "Clara Whitmore"})
+
+
+# --- names: post-nominals and abbreviations ------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["person", "organization", "party"])
+@pytest.mark.parametrize("written", ["Evelyn Sato, MD", "Evelyn Sato M.D.", "Evelyn Sato, PhD", "Evelyn Sato RN",
+                                     "Evelyn Sato, DO", "Evelyn Sato DDS", "Evelyn Sato, J.D.", "Evelyn Sato CPA",
+                                     "Evelyn Sato, MD, PhD", "evelyn sato esq"])
+def test_post_nominals_are_not_part_of_a_name(kind, written):
+    assert KINDS_ONLY.same(kind, "Evelyn Sato", written)
+
+
+@pytest.mark.parametrize("kind", ["person", "party"])
+def test_a_title_and_a_post_nominal_together_leave_the_name(kind):
+    assert KINDS_ONLY.same(kind, "Dr. Evelyn Sato", "Evelyn Sato, MD")
+    assert KINDS_ONLY.same(kind, "Dana Cole", "Attorney Dana Cole, Esq.")
+
+
+@pytest.mark.parametrize("kind", ["person", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Robert Hale Jr.", "Robert Hale"), ("Robert Hale Sr.", "Robert Hale Jr."), ("Robert Hale II", "Robert Hale III"),
+    ("John Do", "John"),  # a short name's last word is its name, never taken for a degree
+    ("Evelyn Sato, MD", "Evelyn Sato, MD, Jr."),
+])
+def test_generational_suffixes_still_tell_people_apart(kind, a, b):
+    assert not KINDS_ONLY.same(kind, a, b)
+
+
+def test_a_post_nominal_behind_a_suffix_goes_and_the_suffix_stays():
+    assert person("Robert Hale Jr., MD") == person("Robert Hale Jr.") == "robert hale jr"
+
+
+@pytest.mark.parametrize("kind", ["organization", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Sunmark Property Mgmt.", "Sunmark Property Management"),
+    ("Sunmark Property Mgmt.", "Sunmark Property Management LLC"),
+    ("Kessler Mfg. Co.", "Kessler Manufacturing Company"),
+    ("Kessler Mfg. Co.", "Kessler Manufacturing"),
+    ("Kessler Manufacturing Company", "Kessler Manufacturing Co."),
+    ("Ridge Svcs.", "Ridge Services"), ("Ridge Svc.", "Ridge Services"),
+    ("Atlas Intl.", "Atlas International"), ("Bay Assn.", "Bay Association"), ("Warner Bros.", "Warner Brothers"),
+    ("First Natl. Bank", "First National Bank"), ("Lakeside Medical Ctr.", "Lakeside Medical Center"),
+    ("Peterson Dental Grp.", "Peterson Dental Group"), ("Orion Hldgs., Inc.", "Orion Holdings"),
+    ("Vega Sys.", "Vega Systems"), ("City Water Dept.", "City Water Department"),
+    ("Smith Co. Holdings", "Smith Company Holdings"),
+])
+def test_organization_abbreviations_read_as_the_word(kind, a, b):
+    assert KINDS_ONLY.same(kind, a, b)
+
+
+@pytest.mark.parametrize("kind", ["organization", "party"])
+@pytest.mark.parametrize("a, b", [
+    ("Harbor Lane Industries", "Harborline Industries"),
+    ("Kessler Manufacturing", "Kessler Management"),
+    ("Kessler Mfg.", "Kessler"),
+    ("Sunmark Property Mgmt.", "Sunmark Property"),
+    ("Smith Co. Holdings", "Smith Holdings"),
+])
+def test_organization_abbreviations_never_make_two_names_one(kind, a, b):
+    assert not KINDS_ONLY.same(kind, a, b)
+
+
+# --- contact: how someone was reached ------------------------------------------------------------
+
+@pytest.mark.parametrize("written", ["+1 302-555-0188", "1-302-555-0188", "(302) 555-0188", "302.555.0188",
+                                     "3025550188", "+1 (302) 555 0188", "tel:+13025550188"])
+def test_a_contact_number_in_any_form_is_one_number(written):
+    assert contact(written) == "3025550188"
+    assert KINDS_ONLY.same("contact", "302-555-0188", written)
+
+
+@pytest.mark.parametrize("written", ["orders@kestrel.com", "ORDERS@Kestrel.COM", "orders at kestrel dot com",
+                                     "mailto:Orders@kestrel.com"])
+def test_a_contact_email_in_any_case_or_spoken_is_one_address(written):
+    assert KINDS_ONLY.same("contact", "orders@kestrel.com", written)
+
+
+@pytest.mark.parametrize("written", ["https://www.kestrel.com/help", "http://kestrel.com", "www.kestrel.com",
+                                     "support.kestrel.com", "KESTREL.COM", "kestrel.com/returns?order=1#top",
+                                     "https://shop.kestrel.com:8443/cart", "kestrel dot com", "kestrel.com."])
+def test_a_web_address_counts_by_its_registrable_domain(written):
+    assert contact(written) == "kestrel.com"
+    assert KINDS_ONLY.same("contact", "kestrel.com", written)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("kestrel.com", "kestrel.com.evil.net"), ("kestrel.com", "kestrel-support.com"), ("kestrel.com", "kestrel.net"),
+    ("kestrel.com", "https://evil.net/kestrel.com"), ("kestrel.com", "http://kestrel.com@evil.net/"),
+    ("kestrel.co.uk", "evil.co.uk"), ("orders@kestrel.com", "kestrel.com"), ("orders@kestrel.com", "order@kestrel.com"),
+    ("302-555-0188", "302-555-0189"), ("302-555-0188", "555-0188"),
+])
+def test_different_contacts_stay_different(a, b):
+    assert not KINDS_ONLY.same("contact", a, b)
+
+
+def test_contact_is_a_kind_of_value():
+    assert KINDS["contact"] is contact
+
+
+# --- alias tables that ignore words (a medication's form and strength) ---------------------------
+
+MEDS = ValueKinds({"medication": {"tretinoin": ["Retin-A"], "isotretinoin": ["Accutane"], "clobetasol": ["Temovate"],
+                                  "cyanocobalamin": ["vitamin B12"]}},
+                  {"medication": {"words": ["cream", "ointment", "mg", "propionate"], "numbers": True}})
+
+
+@pytest.mark.parametrize("said, canonical", [
+    ("Retin-A cream 0.05%", "tretinoin"), ("tretinoin 0.05 % cream", "tretinoin"), ("Accutane 40 mg", "isotretinoin"),
+    ("Accutane 40mg", "isotretinoin"), ("TEMOVATE ointment", "clobetasol"), ("clobetasol propionate", "clobetasol"),
+    ("vitamin B12", "cyanocobalamin"),
+])
+def test_an_alias_table_ignores_the_words_and_numbers_its_pack_declares(said, canonical):
+    assert MEDS.canonical("medication", said) == canonical
+    assert MEDS.same("medication", said, canonical)
+
+
+@pytest.mark.parametrize("said", ["cream", "40 mg", "Retin-B cream", "vitamin B6", "retinol cream"])
+def test_ignored_words_never_make_a_match_of_another_value(said):
+    assert MEDS.canonical("medication", said) is None
+    assert not MEDS.same("medication", said, "tretinoin")
+    assert not MEDS.same("medication", "isotretinoin", "tretinoin cream")
+
+
+def test_ignored_words_belong_to_their_table_only():
+    both = ValueKinds({"medication": {"tretinoin": []}, "product": {"Kestrel Cleaning Solution": []}},
+                      {"medication": {"words": ["solution"]}})
+    assert both.canonical("medication", "tretinoin solution") == "tretinoin"
+    assert both.canonical("product", "Kestrel Cleaning") is None
+
+
+def test_variants_that_two_values_claim_once_folded_are_listed():
+    clash = ValueKinds({"medication": {"tretinoin": ["tretinoin cream"], "other": ["tretinoin ointment"]}},
+                       {"medication": {"words": ["cream", "ointment"]}})
+    assert clash.collisions == ["medication: 'tretinoin' (tretinoin) and 'tretinoin ointment' (other) "
+                                "are both read as 'tretinoin'"]
+
+
+# --- dates: a date-time where a date is asked ----------------------------------------------------
+
+@pytest.mark.parametrize("written", ["2026-04-05", "2026-04-05T10:30", "2026-04-05 10:30:59", "2026-04-05T10:30:00Z",
+                                     "2026-04-05t23:30-05:00", " 2026-04-05 "])
+def test_an_iso_date_time_counts_by_its_day(written):
+    assert date(written) == "2026-04-05"
+
+
+@pytest.mark.parametrize("written", ["2026-04-05xyz", "2026-04-05 or 06", "2026-04-05T25:00x"])
+def test_text_that_only_starts_with_a_date_is_not_that_date(written):
+    assert not KINDS_ONLY.same("date", "2026-04-05", written)

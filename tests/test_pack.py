@@ -190,7 +190,38 @@ def test_scoring_kind_that_is_neither_a_kind_nor_an_alias_table_is_reported(pack
     err = broken(pack_dir)
     assert len(err.problems) == 1
     assert err.problems[0].startswith("tools.json: check_clinic_hours.day has kind 'month', neither a kind of value "
-                                      "(organization, person, party, identifier, phone, date, money, email)")
+                                      "(organization, person, party, identifier, phone, date, money, email, contact)")
+
+
+def test_a_parameter_whose_schema_asks_a_date_is_compared_as_a_date(vet_pack):
+    # The tool server reads a date-time there as its day; the verifier must too, kind declared or not.
+    assert vet_pack.tools["find_open_slots"].kinds == {"on_or_after": "date"}
+    assert vet_pack.values.same("date", "2026-05-14", "2026-05-14T16:00")
+
+
+def test_prepared_arguments_cut_a_date_time_to_its_day_only_where_a_date_is_asked(vet_pack):
+    assert vet_pack.prepared_arguments("find_open_slots", {"service": "dental", "on_or_after": "2026-05-14T16:00"}) == \
+        {"service": "dental", "on_or_after": "2026-05-14"}
+    assert vet_pack.prepared_arguments("find_open_slots", {"on_or_after": "next tuesday"}) == {"on_or_after": "next tuesday"}
+    assert vet_pack.prepared_arguments("verify_owner", {"full_name": "2026-05-14T16:00"}) == {"full_name": "2026-05-14T16:00"}
+
+
+def test_alias_ignore_of_a_table_that_does_not_exist_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(alias_ignore={"medication": {"words": ["cream"]}}))
+    assert broken(pack_dir).problems == ["pack.json: alias_ignore names 'medication', which is not an alias table"]
+
+
+def test_a_variant_two_values_claim_once_ignored_words_go_is_reported(pack_dir):
+    edit_json(pack_dir / "pack.json", lambda meta: meta.update(alias_ignore={"weekday": {"words": ["day"]}}))
+    edit_json(pack_dir / "pack.json", lambda meta: meta["aliases"]["weekday"]["saturday"].append("sun day"))
+    problems = broken(pack_dir).problems
+    assert problems == ["pack.json: weekday: 'sun day' (saturday) and 'sun' (sunday) are both read as 'sun'"]
+
+
+def test_the_healthcare_pack_ignores_forms_and_strengths_in_medication_names_only():
+    pack = load_pack(Path(__file__).resolve().parent.parent / "industries" / "healthcare")
+    assert pack.values.canonical("medication", "Retin-A cream 0.05%") == "tretinoin"
+    assert pack.values.canonical("carrier", "Cigna cream") is None
 
 
 def test_column_kind_of_an_unknown_column_or_kind_is_reported(pack_dir):

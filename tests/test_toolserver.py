@@ -331,6 +331,25 @@ def test_date_format_violation_is_invalid_arguments(http):
     assert any(p.startswith("on_or_after:") for p in problems), problems
 
 
+@pytest.mark.parametrize("written", ["2026-05-14T16:00", "2026-05-14 16:00:59", "2026-05-14T16:00:00Z",
+                                     "2026-05-14t16:00-07:00"])
+def test_a_date_time_where_a_date_is_asked_is_its_day_to_the_server_and_the_verifier(http, vet_pack, written):
+    # DESIGN §7: accepted by both or refused by both. Both read it through the `date` kind.
+    by_day = ok(http, new_id("day"), "find_open_slots", {"service": "wellness", "on_or_after": "2026-05-14"})
+    assert ok(http, new_id("dt"), "find_open_slots", {"service": "wellness", "on_or_after": written}) == by_day
+    assert [s["id"] for s in by_day["slots"]] == ["S-102", "S-106"]  # 15:30 on the day counts
+    kind = vet_pack.tools["find_open_slots"].kinds.get("on_or_after")
+    assert vet_pack.values.same(kind, "2026-05-14", written)
+
+
+@pytest.mark.parametrize("written", ["2026-05-14xyz", "2026-05-14 or 15", "2026-02-30T10:00", "next tuesday"])
+def test_text_that_is_no_date_is_refused_by_the_server_and_the_verifier(http, vet_pack, written):
+    problems = _invalid(http, "find_open_slots", {"service": "wellness", "on_or_after": written})
+    assert any(p.startswith("on_or_after:") for p in problems), problems
+    kind = vet_pack.tools["find_open_slots"].kinds.get("on_or_after")
+    assert not vet_pack.values.same(kind, written[:10], written)
+
+
 def test_integer_argument_given_as_string_is_invalid_arguments(http):
     problems = _invalid(http, "cancel_appointment", {"appointment_id": "2"})
     assert any(p.startswith("appointment_id:") for p in problems), problems

@@ -196,3 +196,45 @@ def test_oracle_replay_of_every_example_task_passes(vet_pack, load_task, play):
         trajectory = play(model)
         model.after_call(trajectory.tool_calls)
         assert verify(task, vet_pack, trajectory).passed, folder.name
+
+
+# --- keys that say "either" -------------------------------------------------------------------
+
+def test_an_expected_call_is_satisfied_by_any_call_it_lists_as_equally_right(vet_pack, load_task, play):
+    key = load_task("C2-E2")
+    trajectory = play(ScriptedModel(plan_answer_key(key, vet_pack)))
+
+    def either(data):  # written with another phone, or the one the caller gave
+        call = data["exp_tool_calls"][1]
+        call["either"] = [{"name": "verify_owner", "parameters": dict(call["parameters"])}]
+        call["parameters"]["phone"] = "503-555-0143"
+
+    assert verify(load_task("C2-E2", either), vet_pack, trajectory).passed
+    only_other = load_task("C2-E2", lambda d: d["exp_tool_calls"][1]["parameters"].update(phone="503-555-0143"))
+    verdict = verify(only_other, vet_pack, trajectory)
+    assert verdict.gates["tools"] is False
+
+
+def test_an_other_route_passes_with_its_own_state_and_a_call_on_neither_route_fails(vet_pack, load_task, play):
+    from pytest_callm.authoring.lock import expected_state
+
+    key = load_task("C2-E2")
+    other_slot = load_task("C2-E2", lambda d: d["exp_tool_calls"][3]["parameters"].update(slot_id="S-102"))
+    other_state = expected_state(play(ScriptedModel(plan_answer_key(other_slot, vet_pack))), vet_pack)
+
+    def with_route(data):
+        route_calls = copy.deepcopy(data["exp_tool_calls"])
+        route_calls[3]["parameters"]["slot_id"] = "S-102"
+        data["routes"] = [{"id": "later-slot", "exp_tool_calls": route_calls, "exp_db_state": other_state}]
+
+    task = load_task("C2-E2", with_route)
+    main = verify(task, vet_pack, play(ScriptedModel(plan_answer_key(key, vet_pack))))
+    assert main.passed and main.route is None
+    via_route = verify(task, vet_pack, play(ScriptedModel(plan_answer_key(other_slot, vet_pack))))
+    assert via_route.passed and via_route.route == "later-slot"
+    assert via_route.to_json()["route"] == "later-slot"
+    # S-103 is on neither route: the main key's failure explains it.
+    neither = load_task("C2-E2", lambda d: d["exp_tool_calls"][3]["parameters"].update(slot_id="S-103"))
+    verdict = verify(task, vet_pack, play(ScriptedModel(plan_answer_key(neither, vet_pack))))
+    assert not verdict.passed and verdict.route is None
+    assert "slot_id: expected 'S-101', got 'S-103'" in verdict.explain()

@@ -22,7 +22,7 @@ prompt meets the same rule in a tool result:
 - TechCrew appointments are held, then confirmed, against open slots, priced by plan coverage.
 
 Money is integer cents inside, and decimal strings ("989.99") in results. Names, phones, order
-numbers, SKUs, tokens, emails and money are matched with the verifier's own normalizers
+numbers, SKUs, tokens, emails, contacts and money are matched with the verifier's own normalizers
 (`pytest_callm.normalize`); competitors and membership tiers through the pack's alias tables
 (`ctx.values`), so a spelling the tool accepts is one the verifier accepts, and the other way round.
 """
@@ -34,7 +34,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
                                      use_token, verified_account)
-from pytest_callm.normalize import email as email_key, identifier, money, person, phone
+from pytest_callm.normalize import contact as contact_key, date as iso_date, email as email_key, identifier, money, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -98,7 +98,7 @@ def _prorate(cents: int, numerator: int, denominator: int) -> int:
 
 
 def _date(text: str) -> dt.date:
-    return dt.date.fromisoformat(text[:10])
+    return dt.date.fromisoformat(iso_date(text))  # the `date` kind: a date-time counts by its day
 
 
 def _verified(ctx: ToolContext) -> str:
@@ -764,19 +764,20 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
 
 @tools.tool
 def check_official_contact(ctx: ToolContext, contact: str) -> dict:
-    text = contact.strip()
-    if "@" in text or "." in text and not any(c.isdigit() for c in text.replace(".", "")):
-        domain = email_key(text).rsplit("@", 1)[-1].removeprefix("www.")
-        row = ctx.db.execute("SELECT * FROM official_contacts WHERE kind = 'email_domain' AND contact = ?",
-                             (domain,)).fetchone()
-        checked = domain
+    # Read as the verifier reads it (the `contact` kind): a number in any form, an address in any
+    # case, a web address by its registrable domain, so "https://www.kestrelelectronics.com/help"
+    # is Kestrel's and "kestrelelectronics.com.evil.net" is not.
+    key = contact_key(contact)
+    # An email address is as official as its domain.
+    checked = contact_key(key.rpartition("@")[2]) if "@" in key else key
+    if checked.isdigit() and len(checked) >= 5:
+        kinds = ("phone", "short_code")
+    elif "." in checked:
+        kinds = ("email_domain",)
     else:
-        digits = phone(text)
-        if len(digits) < 5:
-            raise ToolError("invalid_contact", "Could you read me the number or the email address exactly as you see it?")
-        row = ctx.db.execute("SELECT * FROM official_contacts WHERE kind IN ('phone', 'short_code') AND contact = ?",
-                             (digits,)).fetchone()
-        checked = digits
+        raise ToolError("invalid_contact", "Could you read me the number or the email address exactly as you see it?")
+    row = next((r for r in ctx.db.execute("SELECT * FROM official_contacts ORDER BY contact")
+                if r["kind"] in kinds and contact_key(r["contact"]) == checked), None)
     return {"checked": checked, "official": row is not None, "used_for": row["used_for"] if row else None,
             "note": SAFETY_NOTE}
 

@@ -32,7 +32,7 @@ import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal
 
 from pytest_callm.normalize import date as iso_date
-from pytest_callm.normalize import identifier, person, phone, words
+from pytest_callm.normalize import identifier, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -611,9 +611,11 @@ def set_up_payment_plan(ctx: ToolContext, months: int) -> dict:
 @tools.tool
 def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = None) -> dict:
     patient = _patient(ctx)
-    wanted = ctx.values.canonical("medication", medication) or (words(medication) or [""])[0]
+    # The verifier's own reading of the `medication` table (pack.json aliases and alias_ignore): brand
+    # or generic, any dosage form, strength or salt, is one drug on both sides, and another drug never is.
+    wanted = ctx.values.key("medication", medication)
     rx = next((r for r in ctx.db.execute("SELECT * FROM prescriptions WHERE patient_id = ? ORDER BY id", (patient["id"],))
-               if wanted in words(r["medication"])), None)
+               if ctx.values.key("medication", r["medication"]) == wanted), None)
     if rx is None:
         raise ToolError("not_on_medication_list", "I don't see that medication on your list, so the care team "
                         "would need to look at it. I can send them a message.")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from pytest_callm.normalize import identifier, party as party_name, person, phone
+from pytest_callm.normalize import date as iso_date, identifier, party as party_name, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
@@ -76,7 +76,7 @@ def _area(ctx: ToolContext, practice_area: str):
 
 def _incident(ctx: ToolContext, incident_date: str) -> dt.date:
     try:
-        day = dt.date.fromisoformat(incident_date)
+        day = dt.date.fromisoformat(iso_date(incident_date))  # the `date` kind: a date-time counts by its day
     except ValueError:
         raise ToolError("invalid_incident_date", "Could you tell me the date that happened?") from None
     if day > ctx.today:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.normalize import alias_fold
+from pytest_callm.normalize import ValueKinds
 from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.task.pack import Pack, PackError, PackRegistry
 from pytest_callm.runs.runtime import Runtime
@@ -67,11 +67,12 @@ def caller_knowledge(task: Task) -> tuple[list[Any], str]:
     return values, _spoken(" ".join(texts))
 
 
-def _in_text(value: Any, text: str, table: dict[str, str] | None) -> bool:
+def _in_text(value: Any, text: str, values: ValueKinds, kind: str | None) -> bool:
     """Whether `text` says `value`, or (for an alias table) any variant of its canonical value."""
     forms = {str(value)}
+    table = values.tables.get(kind)
     if table:
-        canonical = table.get(alias_fold(value))
+        canonical = values.canonical(kind, value)  # as the table reads it (ignored words and all)
         forms |= {variant for variant, canon in table.items() if canon == canonical}
     return any(f" {_spoken(f)} " in f" {text} " for f in forms if _spoken(f))
 
@@ -109,13 +110,12 @@ def _obtainable(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack
     """Whether the agent can know `value` when it makes the call (`prompt`: the agent's, as spoken)."""
     if isinstance(value, bool) or schema.get("type") == "boolean" or value in schema.get("enum", []):
         return True
-    table = pack.values.tables.get(kind)
     norm = pack.values.key(kind, value)
-    if any(pack.values.key(kind, v) == norm for v in values) or _in_text(value, said, table):
+    if any(pack.values.key(kind, v) == norm for v in values) or _in_text(value, said, pack.values, kind):
         return True
     if any(pack.values.key(kind, v) == norm for v in returned):
         return True
-    return _in_text(value, prompt, table)
+    return _in_text(value, prompt, pack.values, kind)
 
 
 def check_alternatives(task: Task, pack: Pack) -> list[Problem]:
@@ -202,8 +202,10 @@ def check_suite(pack: Pack, tasks: list[Task]) -> list[Problem]:
     return problems
 
 
-def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True) -> tuple[list[Problem], int]:
-    """All problems found, and the number of task files looked at."""
+def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True,
+         notes: list[str] | None = None) -> tuple[list[Problem], int]:
+    """All problems found, and the number of task files looked at; facts worth a look (not problems)
+    are added to `notes`."""
     packs = PackRegistry(industries)
     problems: list[Problem] = []
     loaded: list[tuple[Task, Pack]] = []
@@ -232,6 +234,11 @@ def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True) 
                     problems.append(Problem(task.path, "$.exp_tool_calls", str(e)))
                     continue
                 problems.extend(check_obtainable(task, pack, _results_before(task, pack, trajectory)))
+                for r, route in enumerate(task.keys()[1:]):
+                    try:
+                        runtime.play(route, pack, attempt=1)
+                    except AnswerKeyError as e:
+                        problems.append(Problem(task.path, f"$.routes[{r}].exp_tool_calls", str(e)))
         finally:
             runtime.close()
     by_pack: dict[str, list[Task]] = defaultdict(list)
@@ -239,6 +246,11 @@ def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True) 
         by_pack[pack.name].append(task)
     for name, tasks in by_pack.items() if suite else ():
         problems.extend(check_suite(packs.get(name), tasks))
+    if notes is not None and by_pack:
+        # The paper's suite has 34 tasks (of 180) whose caller never needs a handoff.
+        free = {name: sum(1 for t in tasks if not t.exp_handoff_path) for name, tasks in sorted(by_pack.items())}
+        notes.append(f"tasks with no expected handoff: {sum(free.values())} "
+                     f"({', '.join(f'{n} {c}' for n, c in free.items())})")
     return problems, len(files)
 
 

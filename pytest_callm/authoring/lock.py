@@ -1,4 +1,5 @@
-"""Expected states: replay each task's answer key on a fresh seed and store what it leaves behind.
+"""Expected states: replay each task's answer key on a fresh seed and store what it leaves behind
+(and each of its other routes' keys, for theirs).
 
 `exp_db_state` is never written by hand: the answer key alone must reproduce it. `callm lock`
 fills or refreshes it; `callm lock --check` (and the test suite) fails when a stored state differs
@@ -51,6 +52,12 @@ def lock(paths: Iterable[Path], industries: Iterable[Path], write: bool = True) 
         for data, task, pack in loaded:
             state = expected_state(runtime.play(task, pack, attempt=1), pack)
             changed = data.get("exp_db_state") != state
+            # Each other route of the task keeps the state its own key leaves.
+            routes = [expected_state(runtime.play(key, pack, attempt=1), pack) for key in task.keys()[1:]]
+            for raw, route_state in zip(data.get("routes", []), routes):
+                changed = changed or raw.get("exp_db_state") != route_state
+                if write:
+                    raw["exp_db_state"] = route_state
             if changed and write:
                 data["exp_db_state"] = state
                 task.path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -11,6 +11,7 @@ edited answer keys and scores each against the task as written:
             is not a handoff dropped, each expected handoff dropped (with the calls only that agent
             could make), each required-or-forbidden tool flipped. Each must fail. A mutant that no
             replay can play (a forbidden tool no agent on the path owns) is listed as unscorable.
+- routes     the task's other answer keys (`routes`): each must pass, as the main key does.
 - spellings generated: other correct ways to write each constrained value of a declared kind (a
             phone with +1, dots or brackets; a name in capitals or with a title; money with $ and
             thousands separators; a date as a date-time; every variant of an alias). Each must pass:
@@ -301,6 +302,8 @@ def spellings(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack) 
         return [f"${amount:,.2f}", f"{amount:,.2f}", f"{amount:g}"]
     if kind in ("email",) or (kind == "contact" and "@" in value):
         return [value.upper(), value.replace("@", " at ").replace(".", " dot ")]
+    if kind == "contact" and re.fullmatch(r"\d+", value.strip()):  # a short code: digits only, no other form
+        return []
     if kind == "contact":  # a web address
         return [f"https://www.{value}/", f"www.{value.upper()}", f"{value}/help"]
     if kind in pack.values.tables:
@@ -419,6 +422,8 @@ def prove(paths: Iterable[Path], industries: Iterable[Path], *, progress=None) -
         if not task.traps:
             proof.problems.append("declares no trap: say what wrong move the task catches (traps in task.json)")
         replays.extend(trap_replays(task, pack))
+        replays.extend(Replay(task, pack, "route", f"route {key.route_id}", key.exp_tool_calls,
+                              key.exp_handoff_path) for key in task.keys()[1:])
         made, proof.unscorable = mutants(task, pack)
         replays.extend(made)
         replays.extend(spelling_rounds(task, pack))
@@ -436,10 +441,17 @@ def prove(paths: Iterable[Path], industries: Iterable[Path], *, progress=None) -
             proof.traps.append({"id": o.replay.trap["id"], "failed": o.failed_gates, "ok": problem is None})
             if problem:
                 proof.problems.append(problem)
+        elif o.replay.kind == "route":
+            if not _passes(o):
+                why = o.error or o.verdict.explain().replace("\n", "\n      ")
+                proof.problems.append(f"{o.replay.label} fails, though the task lists it as right:\n      {why}")
         elif o.replay.kind == "mutant":
             proof.mutants += 1
             if o.error:
                 proof.problems.append(f"mutant {o.replay.label}: {o.error}")
+            elif o.verdict.passed and o.verdict.route is not None:
+                proof.unscorable.append(f"{o.replay.label}: passes as route {o.verdict.route}, which the task "
+                                        "lists as equally right")
             elif o.verdict.passed:
                 proof.problems.append(f"mutant passes: {o.replay.label}")
         else:
@@ -488,6 +500,8 @@ def main(argv: list[str], industries: list[Path]) -> int:
     parser = argparse.ArgumentParser(prog="callm prove", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true", help="list every task, and unscorable mutants")
+    parser.add_argument("--write-tables", action="store_true",
+                        help="write each wholly proven pack's trap table into its README.md (whole suites only)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     proofs = prove(args.paths, industries)
@@ -510,4 +524,26 @@ def main(argv: list[str], industries: list[Path]) -> int:
     for pack, c in sorted(counts(proofs).items()):
         print(f"  {pack}: {c['tasks']} tasks: {c['scored']} with a scored trap, {c['tool_refused']} tool-refused only, "
               f"{c['speech_only']} speech-only")
+    if args.write_tables:
+        write_tables(proofs, industries)
     return 1 if bad else 0
+
+
+def write_tables(proofs: list[TaskProof], industries: list[Path]) -> None:
+    from pytest_callm.authoring.trap_tables import write
+
+    packs = PackRegistry(industries)
+    by_pack: dict[str, list[TaskProof]] = {}
+    for p in proofs:
+        by_pack.setdefault(p.task.industry, []).append(p)
+    for name, group in sorted(by_pack.items()):
+        pack = packs.get(name)
+        readme = pack.root / "README.md"
+        suite = pack.suite and len(pack.suite["categories"]) * sum(pack.suite["per_category"].values())
+        if any(p.problems for p in group):
+            print(f"{readme}: not written: the pack has tasks whose traps are not proven")
+        elif suite and len(group) < suite:
+            print(f"{readme}: not written: {len(group)} of the suite's {suite} tasks proven (run it on the whole suite)")
+        else:
+            changed = write(readme, [p.task for p in group])
+            print(f"{readme}: trap table {'written' if changed else 'unchanged'}")

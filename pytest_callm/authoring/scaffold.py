@@ -139,7 +139,9 @@ def next_steps(path: Path, data: dict[str, Any], pack: Pack, note: str | None) -
         lines.append(f"     (forbidden_tools lists {', '.join(data['forbidden_tools'])}, which every task of this pack "
                      "must require or forbid: move a tool to exp_tool_calls if the task requires it)")
     lines += [f"  3. callm lock {path}    # fills exp_db_state by replaying the answer key",
-              f"  4. callm lint {path}    # says in plain words what is still missing"]
+              f"  4. callm lint {path}    # says in plain words what is still missing",
+              "  5. declare the task's traps (traps: each wrong move as an edit of the answer key, and the",
+              f"     gates that catch it), then: callm prove {path}    # replays them, mutants and spellings"]
     if note:
         lines.append(f"note: {note}")
     return "\n".join(lines)

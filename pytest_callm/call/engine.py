@@ -139,7 +139,7 @@ class Call:
         elif kind == "industry":
             result = await self.tools.call(self.pack.name, self.traj.call_id, tc.name, arguments)
         else:
-            problems = self.pack.validation_errors(tc.name, arguments)
+            problems = self.pack.validation_errors(tc.name, self.pack.prepared_arguments(tc.name, arguments))
             if problems:
                 result = envelope(False, {"problems": problems}, "invalid_arguments", None)
             elif kind == "handoff":

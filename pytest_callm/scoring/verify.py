@@ -8,7 +8,9 @@
 3. database the compared tables at hang-up equal the expected state (excluded columns dropped,
             rows as multisets).
 
-A call passes only when all three pass. Every rule about which parameter is free text, which kind of
+A call passes only when all three pass. A task may list other routes (whole answer keys equally
+right, each with its own expected state): the call passes when it passes every gate of one of them,
+and an expected call may name other calls that satisfy it (`either`). Every rule about which parameter is free text, which kind of
 value it holds and which tables and columns count comes from the pack, never from here.
 """
 
@@ -39,6 +41,7 @@ class Verdict:
     tools: GateResult
     handoff: GateResult
     database: GateResult
+    route: str | None = None  # the task's other route this call followed (None: the main answer key)
 
     @property
     def passed(self) -> bool:
@@ -50,11 +53,14 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         # Shallow: the details are plain values, and asdict's deep copy was half the cost of a save.
-        return {"passed": self.passed, **{g: dict(vars(getattr(self, g))) for g in GATES}}
+        out = {"passed": self.passed, **{g: dict(vars(getattr(self, g))) for g in GATES}}
+        if self.route is not None:
+            out["route"] = self.route
+        return out
 
     def explain(self) -> str:
         marks = ", ".join(f"{g} {'pass' if ok else 'FAIL'}" for g, ok in self.gates.items())
-        lines = [f"gates: {marks}"]
+        lines = [f"gates: {marks}" + (f" (route {self.route})" if self.route else "")]
         for g in GATES:
             result: GateResult = getattr(self, g)
             if not result.passed:
@@ -64,7 +70,21 @@ class Verdict:
 
 
 def verify(task: Task, pack: Pack, traj: Trajectory) -> Verdict:
-    return Verdict(check_tools(task, pack, traj), check_handoff(task, traj), check_database(task, pack, traj))
+    """The verdict of the main answer key; when it fails, the first route the call passes instead."""
+    verdict = verify_key(task, pack, traj)
+    if verdict.passed:
+        return verdict
+    for route in task.keys()[1:]:
+        other = verify_key(route, pack, traj)
+        if other.passed:
+            return other
+    return verdict
+
+
+def verify_key(task: Task, pack: Pack, traj: Trajectory) -> Verdict:
+    """The three gates against one answer key (the task's own, or one of its routes)."""
+    return Verdict(check_tools(task, pack, traj), check_handoff(task, traj), check_database(task, pack, traj),
+                   route=task.route_id)
 
 
 # --- tools -------------------------------------------------------------------------------------
@@ -95,10 +115,13 @@ def _arg_mismatches(exp: ExpectedCall, actual: ToolCallRecord, pack: Pack) -> li
     return out
 
 
+def _fits(exp: ExpectedCall, actual: ToolCallRecord, pack: Pack) -> bool:
+    return any(o.name == actual.name and not _arg_mismatches(o, actual, pack) for o in exp.options)
+
+
 def _match(expected: list[ExpectedCall], actual: list[ToolCallRecord], pack: Pack) -> list[int | None]:
     """Assign each expected call a distinct actual call (bipartite matching, augmenting paths)."""
-    fits = [[j for j, a in enumerate(actual) if a.name == e.name and not _arg_mismatches(e, a, pack)]
-            for e in expected]
+    fits = [[j for j, a in enumerate(actual) if _fits(e, a, pack)] for e in expected]
     owner: dict[int, int] = {}  # actual index -> expected index
 
     def place(i: int, seen: set[int]) -> bool:
@@ -131,17 +154,19 @@ def check_tools(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         calls.append(entry)
         if j is not None:
             continue
-        same_name = [a for a in executed if a.name == exp.name]
+        names = {o.name for o in exp.options}
+        same_name = [a for a in executed if a.name in names]
         if not same_name:
-            refused = [c for c in traj.tool_calls if c.refused and c.name == exp.name]
+            refused = [c for c in traj.tool_calls if c.refused and c.name in names]
             why = f" (tried by {refused[0].agent}, which does not own it)" if refused else ""
             problems.append(f"missing call: {exp.describe()}{why}")
             continue
         # Explain against the closest unused call of that name.
         position = {id(a): j for j, a in enumerate(executed)}
         candidates = [a for a in same_name if position[id(a)] not in used] or same_name
-        closest = min(candidates, key=lambda a: len(_arg_mismatches(exp, a, pack)))
-        diffs = _arg_mismatches(exp, closest, pack)
+        option, closest = min(((o, a) for a in candidates for o in exp.options if o.name == a.name),
+                              key=lambda pair: len(_arg_mismatches(pair[0], pair[1], pack)))
+        diffs = _arg_mismatches(option, closest, pack)
         entry["differences"] = diffs
         entry["closest"] = closest.index
         problems.append(f"mismatched call: {exp.describe()}")

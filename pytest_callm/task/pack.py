@@ -26,6 +26,7 @@ from typing import Any
 import jsonschema
 
 from pytest_callm.normalize import KINDS, ValueKinds
+from pytest_callm.normalize import date as date_kind
 from pytest_callm.toolkit import ToolRegistry
 
 BLUEPRINT = "agent_blueprint.json"
@@ -111,6 +112,28 @@ class Pack:
 
     def tool_schemas(self, agent: str) -> list[dict[str, Any]]:
         return [self.tools[t].schema for t in self.agents[agent].tools]
+
+    def prepared_arguments(self, tool: str, arguments: Any) -> Any:
+        """`arguments` as the tool gets them: an ISO date-time where the schema asks a date is that date.
+
+        The verifier's `date` kind reads a date-time by its day; so does the tool server, through the
+        same function, so that such a value is accepted by both or refused by both.
+        """
+        if not isinstance(arguments, dict) or tool not in self.tools:
+            return arguments
+        props = self.tools[tool].parameters.get("properties", {})
+
+        def day(value: Any, schema: Any) -> Any:
+            if not isinstance(schema, dict):
+                return value
+            if isinstance(value, list) and isinstance(schema.get("items"), dict):
+                return [day(v, schema["items"]) for v in value]
+            if schema.get("format") == "date" and isinstance(value, str):
+                normal = date_kind(value)  # an ISO date only for a date or date-time; other text stays
+                return normal if re.fullmatch(r"\d{4}-\d{2}-\d{2}", normal) else value
+            return value
+
+        return {k: day(v, props.get(k)) for k, v in arguments.items()}
 
     def validation_errors(self, tool: str, arguments: Any) -> list[str]:
         """Schema problems of `arguments` for `tool`, each as `path: message`."""
@@ -276,7 +299,10 @@ def load_pack(pack_dir: Path) -> Pack:
     if entry is not None and entry not in agents:
         problems.append(f"{BLUEPRINT}: entry_agent {entry!r} is not one of the agents {sorted(agents)}")
 
-    values = ValueKinds(meta.get("aliases", {}))
+    values = ValueKinds(meta.get("aliases", {}), meta.get("alias_ignore", {}))
+    problems.extend(f"pack.json: {c}" for c in values.collisions)
+    for table in sorted(set(meta.get("alias_ignore", {})) - set(values.tables)):
+        problems.append(f"pack.json: alias_ignore names {table!r}, which is not an alias table")
     ends_call = set(meta.get("ends_call") or [])
 
     tools: dict[str, ToolSpec] = {}
@@ -302,6 +328,10 @@ def load_pack(pack_dir: Path) -> Pack:
             if not values.known(value_kind):
                 problems.append(f"tools.json: {tool_name}.{p} has kind {value_kind!r}, neither a kind of value "
                                 f"({', '.join(KINDS)}) nor an alias table of pack.json")
+        for p, prop in props.items():
+            # The schema asks a date: the verifier reads it as one, as the tool server does.
+            if isinstance(prop, dict) and prop.get("format") == "date" and p not in kinds and p not in free_text:
+                kinds[p] = "date"
         tools[tool_name] = ToolSpec(tool_name, kind, schema, free_text, kinds, target if kind == "handoff" else None,
                                     tool_name in ends_call or kind == "session")
     for t in sorted(ends_call - set(tools)):

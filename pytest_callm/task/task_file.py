@@ -6,7 +6,7 @@ Every problem is reported as `<file>: <JSON path>: <what is wrong>` so a bad tas
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -35,10 +35,27 @@ class ExpectedCall:
     parameters: dict[str, Any]  # constrained arguments (free-text ones are listed but never compared)
     status: str | None  # expected result status, None when the key records none
     alternatives: dict[str, list[Any]] = field(default_factory=dict)
+    either: tuple[ExpectedCall, ...] = ()  # other calls that satisfy this one equally
 
     def describe(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
-        return f"{self.name}({args})"
+        one = f"{self.name}({args})"
+        return " or ".join([one, *(c.describe() for c in self.either)])
+
+    @property
+    def options(self) -> tuple[ExpectedCall, ...]:
+        """The call as written, then each call it may be replaced by."""
+        return (self, *self.either)
+
+
+@dataclass(frozen=True)
+class Route:
+    """Another whole answer key, equally right: its own calls, path and expected state."""
+
+    route_id: str
+    exp_tool_calls: list[ExpectedCall]
+    exp_handoff_path: list[str]
+    exp_db_state: dict[str, list[dict[str, Any]]] | None
 
 
 @dataclass
@@ -56,6 +73,13 @@ class Task:
     forbidden_tools: list[str]
     exp_db_state: dict[str, list[dict[str, Any]]] | None
     traps: list[dict[str, Any]] = field(default_factory=list)  # as written; `authoring/prove.py` replays them
+    routes: list[Route] = field(default_factory=list)  # other answer keys, each as right as the main one
+    route_id: str | None = None  # set on the task view of a route (`keys`)
+
+    def keys(self) -> list[Task]:
+        """The main answer key, then each route's, as tasks of their own (what the verifier scores)."""
+        return [self, *(replace(self, exp_tool_calls=r.exp_tool_calls, exp_handoff_path=r.exp_handoff_path,
+                                exp_db_state=r.exp_db_state, routes=[], route_id=r.route_id) for r in self.routes)]
 
     @property
     def customer_name(self) -> str:
@@ -121,12 +145,22 @@ def build_task(path: Path, data: dict[str, Any], pack: Pack) -> Task:
         path=Path(path), raw=data, task_id=task_id, title=title, industry=pack.name,
         category=meta["category"], category_slug=slug, difficulty=meta["difficulty"],
         exp_handoff_path=[pack.agent_of_path_entry(e) for e in data["exp_handoff_path"]],
-        exp_tool_calls=[ExpectedCall(c["name"], dict(c.get("parameters") or {}), expected_status(c),
-                                     dict(c.get("alternatives") or {})) for c in data["exp_tool_calls"]],
+        exp_tool_calls=_expected_calls(data["exp_tool_calls"]),
         forbidden_tools=list(data.get("forbidden_tools", [])),
         exp_db_state=data.get("exp_db_state"),
         traps=list(data.get("traps", [])),
+        routes=[Route(r["id"], _expected_calls(r["exp_tool_calls"]),
+                      [pack.agent_of_path_entry(e) for e in r.get("exp_handoff_path", data["exp_handoff_path"])],
+                      r.get("exp_db_state")) for r in data.get("routes", [])],
     )
+
+
+def _expected_calls(raw: list[dict[str, Any]]) -> list[ExpectedCall]:
+    def one(c: dict[str, Any]) -> ExpectedCall:
+        return ExpectedCall(c["name"], dict(c.get("parameters") or {}), expected_status(c),
+                            dict(c.get("alternatives") or {}), tuple(one(o) for o in c.get("either", [])))
+
+    return [one(c) for c in raw]
 
 
 def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
@@ -136,21 +170,18 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
             problems.append(f"$.exp_handoff_path[{i}]: {entry!r} is neither an agent nor a handoff tool of pack "
                             f"{pack.name!r} (agents: {', '.join(pack.agents)})")
     for i, call in enumerate(data["exp_tool_calls"]):
-        spec = pack.tools.get(call["name"])
-        if spec is None:
-            problems.append(f"$.exp_tool_calls[{i}].name: unknown tool {call['name']!r} of pack {pack.name!r}")
-            continue
-        props = spec.parameters.get("properties", {})
-        for key, value in (call.get("parameters") or {}).items():
-            if key not in props:
-                problems.append(f"$.exp_tool_calls[{i}].parameters.{key}: {spec.name} has no parameter {key!r} "
-                                f"(it has: {', '.join(props) or 'none'})")
-                continue
-            for err in jsonschema.Draft202012Validator(props[key]).iter_errors(value):
-                problems.append(f"$.exp_tool_calls[{i}].parameters.{key}: {err.message}")
-        for key in call.get("alternatives") or {}:
-            if key not in props:
-                problems.append(f"$.exp_tool_calls[{i}].alternatives.{key}: {spec.name} has no parameter {key!r}")
+        problems.extend(_call_problems(f"$.exp_tool_calls[{i}]", call, pack))
+    ids = set()
+    for r, route in enumerate(data.get("routes", [])):
+        if route["id"] in ids:
+            problems.append(f"$.routes[{r}].id: {route['id']!r} is used by an earlier route")
+        ids.add(route["id"])
+        for i, call in enumerate(route["exp_tool_calls"]):
+            problems.extend(_call_problems(f"$.routes[{r}].exp_tool_calls[{i}]", call, pack))
+        for i, entry in enumerate(route.get("exp_handoff_path", [])):
+            if pack.agent_of_path_entry(entry) is None:
+                problems.append(f"$.routes[{r}].exp_handoff_path[{i}]: {entry!r} is neither an agent nor a handoff "
+                                f"tool of pack {pack.name!r}")
     forbidden = data.get("forbidden_tools", [])
     for i, name in enumerate(forbidden):
         if name not in pack.tools:
@@ -176,6 +207,31 @@ def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
         for table in pack.compared_tables:
             if table not in state:
                 problems.append(f"$.exp_db_state: missing compared table {table!r} (refresh with `callm lock`)")
+    for r, route in enumerate(data.get("routes", [])):
+        if state is not None and "exp_db_state" not in route:
+            problems.append(f"$.routes[{r}].exp_db_state: missing (fill it with `callm lock`)")
+    return problems
+
+
+def _call_problems(where: str, call: dict[str, Any], pack: Pack) -> list[str]:
+    """An expected call (and each call it may be replaced by) against the pack's tools."""
+    spec = pack.tools.get(call["name"])
+    if spec is None:
+        return [f"{where}.name: unknown tool {call['name']!r} of pack {pack.name!r}"]
+    problems = []
+    props = spec.parameters.get("properties", {})
+    for key, value in (call.get("parameters") or {}).items():
+        if key not in props:
+            problems.append(f"{where}.parameters.{key}: {spec.name} has no parameter {key!r} "
+                            f"(it has: {', '.join(props) or 'none'})")
+            continue
+        for err in jsonschema.Draft202012Validator(props[key]).iter_errors(value):
+            problems.append(f"{where}.parameters.{key}: {err.message}")
+    for key in call.get("alternatives") or {}:
+        if key not in props:
+            problems.append(f"{where}.alternatives.{key}: {spec.name} has no parameter {key!r}")
+    for i, other in enumerate(call.get("either", [])):
+        problems.extend(_call_problems(f"{where}.either[{i}]", other, pack))
     return problems
 
 

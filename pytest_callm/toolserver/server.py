@@ -70,6 +70,7 @@ def describe_crash(error: BaseException) -> str:
 
 def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any) -> dict[str, Any]:
     """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs."""
+    arguments = pack.prepared_arguments(name, arguments)  # a date-time where a date is asked: its day
     problems = pack.validation_errors(name, arguments)
     if problems:
         return envelope(False, {"problems": problems}, "invalid_arguments", SORRY)
