@@ -1,18 +1,22 @@
 """What every pack's front desk keeps the same way: identity checks and single-use tokens.
 
-Identity. A real desk records every verification (who claimed to be whom, on which record, by which
-details, and whether it passed), counts failed tries on the record itself and locks the record after
-too many. The record is the evidence a wrong agent leaves: verifying a caller as someone else's
-account holder writes a row the task's expected state does not have, so the database gate fails it
-(a successful check writes nothing else, and extra calls are allowed). Each pack keeps the rows in a
-compared table of its own schema, with these columns (the pack's `schema.sql`):
+Identity. A real desk records who was verified on which record and by which details, every try
+refused (a locked record, a call that used its tries), counts failed tries on the record itself and
+locks the record after too many. The record is the evidence a wrong agent leaves: verifying a caller
+as someone else's account holder writes a row the task's expected state does not have, so the
+database gate fails it (a successful check writes nothing else, and extra calls are allowed). A
+plain failed try is counted on the record, not written as a row: it is an extra call the paper
+allows (a digit the phone line misheard, tried and then corrected), and a row for it would fail an
+agent that recovers from the line's errors, or one that confirmed the digits before trying. Rows
+that say the same thing are written once. Each pack keeps the rows in a compared table of its own
+schema, with these columns (the pack's `schema.sql`):
 
     CREATE TABLE verifications (
         id INTEGER PRIMARY KEY,
         account TEXT,            -- the record the details were checked against; NULL when none matched
         claimed_name TEXT,       -- the name the caller gave, as given (compared by its kind)
         method TEXT NOT NULL,    -- the details used, e.g. 'date_of_birth' or 'zip_and_card'
-        outcome TEXT NOT NULL,   -- 'verified', 'failed', 'locked' (record locked) or 'refused' (call's tries used)
+        outcome TEXT NOT NULL,   -- 'verified', 'locked' (record locked) or 'refused' (the call's tries used)
         created_at TEXT
     );
 
@@ -34,7 +38,7 @@ from typing import Any
 from pytest_callm.normalize import identifier
 from pytest_callm.toolkit import ToolContext, ToolError
 
-VERIFIED, FAILED, LOCKED, REFUSED = "verified", "failed", "locked", "refused"
+VERIFIED, LOCKED, REFUSED = "verified", "locked", "refused"
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,6 @@ def check_identity(ctx: ToolContext, rules: IdentityRules, *, account: str | Non
                        (account,))
         ctx.session[_VERIFIED] = account
         return
-    _record(ctx, rules, account, claimed_name, method, FAILED)
     ctx.session[_TRIES] = tries + 1
     ctx.session.pop(_VERIFIED, None)
     if row is not None:
@@ -103,6 +106,10 @@ def forget_verification(ctx: ToolContext) -> None:
 
 def _record(ctx: ToolContext, rules: IdentityRules, account: str | None, claimed_name: str | None,
             method: str, outcome: str) -> None:
+    same = ctx.db.execute(f"SELECT 1 FROM {rules.records_table} WHERE account IS ? AND claimed_name IS ? "
+                          "AND method = ? AND outcome = ?", (account, claimed_name, method, outcome)).fetchone()
+    if same is not None:
+        return  # verifying the same caller again says nothing new (extra calls are allowed)
     ctx.db.execute(f"INSERT INTO {rules.records_table} (account, claimed_name, method, outcome, created_at) "
                    "VALUES (?, ?, ?, ?, ?)",
                    (account, claimed_name, method, outcome, ctx.now.isoformat(timespec="minutes")))
