@@ -126,7 +126,7 @@ CREATE TABLE verifications (             -- every identity check (pytest_callm.f
     account TEXT,                        -- the customer the details were checked against
     claimed_name TEXT,                   -- the name the caller gave (none here: ZIP and card only)
     method TEXT NOT NULL,                -- zip_and_card
-    outcome TEXT NOT NULL,               -- verified, failed, locked, refused
+    outcome TEXT NOT NULL,               -- verified, locked, refused (a plain failed try is counted on the customer)
     created_at TEXT
 );
 
