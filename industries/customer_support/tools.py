@@ -4,8 +4,10 @@ The house rules are stated in the prompts and enforced here as well, so a model 
 prompt meets the same rule in a tool result:
 - account-bound support sits behind an identity gate: the account is found by order number, phone
   or name (`find_customer`), then verified with the billing ZIP code and the last four digits of
-  the card on file (`verify_identity`); three failed tries on one account lock it (a write that
-  stays: `keep_writes=True`); a locked account cannot be verified by phone;
+  the card on file (`verify_identity`, through `pytest_callm.front_desk`: each verification and
+  each refused try is a compared `verifications` row); failed tries count on the customer record
+  across calls and the third locks it (a write that stays: `keep_writes=True`); a locked account
+  cannot be verified by phone;
 - the fraud desk is ungated: scam reports are recorded with no identity at all;
 - every write that moves money is quoted first and confirmed with a single-use token bound to its
   kind and its customer; a fee must be disclosed in the quote and acknowledged in the confirm;
@@ -13,12 +15,15 @@ prompt meets the same rule in a tool result:
   tier (a membership counts when it started on or before the order date); open-box items have
   their own window, marketplace items go back to their seller, recalled items come back any time;
 - restocking fees depend on the product class (opened items only) and are capped by state;
-  refund = price - fee, to the cent;
+  refund = price paid - fee, to the cent, the price paid being after any price match;
 - delivery changes cost a fee two days or fewer before the scheduled date and have date limits;
 - price matching has its exclusions (marketplace, open box, an unlisted competitor, a price that is
-  not lower, outside 15 days of the order);
-- membership cancellation is prorated by unused days (full refund within 30 days of joining);
-  upgrades are charged for the remaining days of the term;
+  not lower, outside 15 days of the order), checks the price against the competitor price list the
+  pack keeps, and pays once per item (checked again at confirm); a matched item returned or
+  cancelled refunds what was paid after the match;
+- membership cancellation is prorated by unused days (full refund within 30 days of joining), an
+  upgrade's charge over the days it bought; upgrades are charged for the remaining days of the term,
+  and a tier change is never a cancellation followed by a new signup (`recently_cancelled`);
 - TechCrew appointments are held, then confirmed, against open slots, priced by plan coverage.
 
 Money is integer cents inside, and decimal strings ("989.99") in results. Names, phones, order
