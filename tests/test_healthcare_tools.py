@@ -53,40 +53,78 @@ def test_two_patients_with_one_name_are_told_apart_by_date_of_birth(call):
     assert call.ok("verify_patient", full_name="Daniel Cho", date_of_birth="1988-04-12")["patient_id"] == "P-2007"
 
 
+def verifications(state):
+    return [(v["account"], v["claimed_name"], v["method"], v["outcome"]) for v in state["verifications"]]
+
+
+def test_every_verification_is_a_record_of_whom_the_details_were_checked_against(call):
+    call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")
+    call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")  # the same check: one row
+    # A plain failed try is no row (front_desk): an extra call the paper allows, e.g. a misheard digit.
+    assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth="1979-03-15") == "not_verified"
+    assert verifications(call.state()) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified")]
+
+
+def test_a_caller_verified_as_someone_else_leaves_that_record(call):
+    # R-M1: a mother with her adult daughter's birth date; the row is what the database gate sees.
+    call.ok("verify_patient", full_name="Priya Natarajan", date_of_birth="1990-06-21")
+    assert verifications(call.state()) == [("P-2003", "Priya Natarajan", "date_of_birth", "verified")]
+
+
 def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
     assert call.error("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
     state = call.state()
     assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
+    assert verifications(state) == []
 
 
-def test_the_third_failure_on_a_record_locks_it_even_against_the_right_details(call):
-    # Nadia Farouk has two failures on record: one more locks her out.
-    assert call.error("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-05-12") == "not_verified"
-    assert (patient(call.state(), "P-2010")["failed_verifications"], patient(call.state(), "P-2010")["locked"]) == (3, 1)
-    result = call.tool("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-12-05")
-    assert result["error_code"] == "account_locked"
-    assert "locked" in result["caller_safe_message"]
+def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, healthcare_server):
+    # The audit: a lockout keyed on a name let anyone lock a patient out with three wrong birth dates.
+    for dob in ("1979-03-15", "1979-04-14", "1978-03-14"):
+        assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth=dob) == "not_verified"
+    assert call.error("verify_patient", **ROSA) == "verification_locked"  # the call's tries are used up
+    state = call.state()
+    assert (patient(state, "P-2001")["failed_verifications"], patient(state, "P-2001")["locked"]) == (0, 0)
+    assert verifications(state) == [("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
+    assert Call(healthcare_server).ok("verify_patient", **ROSA)["patient_id"] == "P-2001"  # Rosa herself, next call
+
+
+def test_failed_tries_against_a_chart_count_on_it_and_the_third_locks_it(call):
+    # A minor's chart pulled by his name and birth date, tried with the wrong guardian: tries against the chart.
+    leo = {"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"}
+    for guardian in ("Frank Hartmann", "Frank Hartman"):
+        assert call.error("verify_patient", **leo, guardian_name=guardian) == "not_verified"
+    assert patient(call.state(), "P-2009")["failed_verifications"] == 2
+    assert call.error("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
+    state = call.state()
+    assert (patient(state, "P-2009")["failed_verifications"], patient(state, "P-2009")["locked"]) == (3, 1)
+    # The call's tries are used up too; a later call meets account_locked (see the seeded lock below).
+    assert call.error("verify_patient", **leo, guardian_name="Greta Hartmann") == "verification_locked"
 
 
 def test_a_seeded_lockout_refuses_the_right_details(call):
     assert call.error("verify_patient", full_name="Gregory Lutz", date_of_birth="1969-02-27") == "account_locked"
+    assert verifications(call.state()) == [("P-2011", "Gregory Lutz", "date_of_birth", "locked")]
 
 
 def test_success_clears_the_record_count(call):
-    call.ok("verify_patient", full_name="Nadia Farouk", date_of_birth="1983-12-05")
-    assert patient(call.state(), "P-2010")["failed_verifications"] == 0
+    leo = {"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"}
+    assert call.error("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
+    assert patient(call.state(), "P-2009")["failed_verifications"] == 1
+    call.ok("verify_patient", **leo, guardian_name="Greta Hartmann")
+    assert patient(call.state(), "P-2009")["failed_verifications"] == 0
 
 
-def test_three_failures_end_verification_for_the_call(call):
-    for dob in ("1979-03-15", "1979-04-14", "1978-03-14"):
-        assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth=dob) == "not_verified"
-    assert call.error("verify_patient", **ROSA) == "verification_locked"
-    assert patient(call.state(), "P-2001")["locked"] == 1
+def test_a_failed_lookup_ends_the_earlier_verification(call):
+    call.ok("verify_patient", **ROSA)
+    assert call.error("verify_patient", full_name="Marcus Bell", date_of_birth="1985-11-03") == "not_verified"
+    assert call.error("get_balance") == "not_verified"
 
 
 def test_a_minor_needs_the_guardian_on_file(call):
     leo = {"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"}
     assert call.error("verify_patient", **leo) == "guardian_required"
+    assert verifications(call.state()) == []  # asking for the guardian is no check
     assert call.error("verify_patient", **leo, guardian_name="Frank Hartmann") == "not_verified"
     data = call.ok("verify_patient", **leo, guardian_name="Greta Hartmann")
     assert (data["minor"], data["speaking_with"]) == (True, "guardian")
@@ -142,7 +180,7 @@ def test_a_booking_where_the_plan_is_not_accepted_is_refused(call):
     result = call.tool("book_appointment", slot_id="S-502", visit_type="skin_check")  # UnitedHealthcare at Brooklyn
     assert result["error_code"] == "plan_not_accepted"
     assert result["data"] == {"offices_accepting": ["Park Avenue", "Hoboken", "White Plains"]}
-    assert len(call.state()["appointments"]) == 9
+    assert len(call.state()["appointments"]) == 11
 
 
 def test_a_new_patient_books_without_a_chart(call):
@@ -151,7 +189,7 @@ def test_a_new_patient_books_without_a_chart(call):
     row = appointment(call.state(), "A-1010")
     assert (row["patient_id"], row["new_patient_name"], row["new_patient_phone"], row["carrier"]) == (
         None, "Maya Lindqvist", "9175550246", "CIGNA")
-    assert len(call.state()["patients"]) == 18  # no chart is created
+    assert len(call.state()["patients"]) == 19  # no chart is created
 
 
 def test_a_new_patient_visit_checks_the_plan_and_refuses_known_patients(call):
@@ -287,6 +325,19 @@ def test_texts_go_to_the_number_on_file_or_the_new_patients_number(call):
     sent = call.ok("send_text_message", message_type="appointment_confirmation", appointment_id=booked["appointment_id"])
     assert sent["sent_to_last_four"] == "0246"
     assert call.ok("send_text_message", message_type="new_patient_forms")["status"] == "sent"
+
+
+def test_a_confirmation_goes_to_the_appointments_own_patient_not_whoever_is_verified(call):
+    # R-M1's wrong path: the mother verified as her daughter books her own first visit; the text goes to
+    # the number the mother gave for it, never to the daughter's phone on file.
+    call.ok("verify_patient", full_name="Priya Natarajan", date_of_birth="1990-06-21")
+    booked = call.ok("book_new_patient_visit", slot_id="S-306", visit_type="new_patient", full_name="Lakshmi Natarajan",
+                     date_of_birth="1962-02-11", phone="917-555-0281", carrier="Aetna")
+    sent = call.ok("send_text_message", message_type="appointment_confirmation", appointment_id=booked["appointment_id"])
+    assert sent["sent_to_last_four"] == "0281"
+    assert call.ok("send_text_message", message_type="new_patient_forms")["sent_to_last_four"] == "0281"
+    assert call.ok("send_text_message", message_type="appointment_confirmation",
+                   appointment_id="A-1002")["sent_to_last_four"] == "0133"  # Priya's own visit: her number
 
 
 def test_directions_can_be_texted_to_a_number_the_caller_gives(call):
@@ -427,6 +478,29 @@ def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(cal
     assert call.state() == before
 
 
+def test_911_advice_is_recorded_in_a_compared_row_without_verification(call):
+    assert call.state().get("emergency_advice", []) == []
+    data = call.ok("advise_emergency_services", symptoms="lips and tongue swelling, hard to breathe")
+    assert (data["advice"], data["status"]) == ("call_911", "advised")
+    assert [r["advice"] for r in call.state()["emergency_advice"]] == ["call_911"]
+
+
+def test_the_nurse_line_leaves_no_911_advice(call):
+    call.ok("escalate_to_human", reason="urgent_clinical", summary="lips swelling")
+    assert call.state().get("emergency_advice", []) == []
+
+
+def test_medicare_balances_are_only_the_patients_share(call):
+    # A participating practice bills a Medicare patient her Part B deductible and 20% coinsurance only:
+    # the large balance that qualifies for financing is a commercial plan's, not a Medicare patient's.
+    assert call.ok("verify_patient", **ELLEN)["insurance_on_file"] == "Aetna"
+    assert call.ok("get_balance")["balance"] == 1284.6
+    other = Call(call.http)
+    assert other.ok("verify_patient", full_name="Yvonne Baptiste", date_of_birth="1958-01-25")["insurance_on_file"] == "Medicare"
+    items = other.ok("get_balance")["items"]
+    assert [i["amount"] for i in items] == [96.3] and "Medicare-approved amount" in items[0]["description"]
+
+
 def test_escalation_is_recorded_outside_the_compared_tables(call):
     call.ok("get_office_info", office="Hoboken", topic="hours")
     before = call.state()
@@ -531,3 +605,21 @@ def test_charging_a_declined_fee_fails_the_tool_and_database_gates(engine):
     assert next(p for p in trajectory.final_state["patients"] if p["id"] == "P-2006")["balance"] == 50.0
     verdict = verify(task, pack, trajectory)
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+
+
+@pytest.mark.parametrize("task_id, said", [
+    ("C5-E1", "Retin-A 0.05% cream"),
+    ("C5-H2", "Accutane 40 mg capsules"),
+    ("C5-H3", "Nizoral 2% shampoo"),
+    ("C5-H4", "Doryx 100 mg tablets"),
+    ("C5-M1", "Temovate 0.05% ointment"),
+])
+def test_each_refill_task_passes_with_a_brand_name_and_its_form_or_strength(engine, task_id, said):
+    # The five clinical refill tasks: a correct agent that passes on the brand as the caller reads it off
+    # the box (form and strength included) passes all three gates; the medication kind reads it as the drug.
+    task, pack = _task(engine, task_id)
+    plan = [PlannedCall(c.name, {**c.arguments, "medication": said}, c.expected_status, c.key_index, c.agent)
+            if c.name == "request_refill" else c for c in plan_answer_key(task, pack)]
+    assert any(c.name == "request_refill" and c.arguments["medication"] == said for c in plan)
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.gates == {"tools": True, "handoff": True, "database": True}, verdict

@@ -11,7 +11,8 @@ import shutil
 
 import pytest
 
-from pytest_callm.authoring.prove import apply_edit, counts, one_off, prove, spellings
+from pytest_callm.authoring.prove import apply_edit, one_off, prove, spellings
+from pytest_callm.authoring.trap_tables import counts
 from pytest_callm.cli import main as callm
 from pytest_callm.task.task_file import ExpectedCall
 
@@ -49,7 +50,7 @@ def test_a_trap_whose_wrong_answer_fails_the_declared_gates_is_proven(task_with)
     assert proof.problems == []
     assert proof.traps == [{"id": "no-booking", "failed": ["tools", "database"], "ok": True}]  # speech-only: not replayed
     assert proof.mutants > 0 and proof.spellings > 0
-    assert counts([proof]) == {"vet_clinic": {"tasks": 1, "scored": 1, "tool_refused": 0, "speech_only": 0}}
+    assert counts([proof.task]) == {"vet_clinic": {"tasks": 1, "scored": 1, "tool_refused": 0, "speech_only": 0}}
 
 
 def test_a_trap_caught_by_another_gate_than_declared_is_a_problem(task_with):

@@ -5,9 +5,11 @@ prompt meets the same rule in a tool result:
 - identity before any account-bound action: an existing patient's appointments, balance,
   insurance, refills and clinical messages need `verify_patient` (full name and date of birth; a
   minor's guardian by name) to have succeeded in this call;
-- three failed verifications in a call end verification for the call; a failed try with a name
-  that matches exactly one patient counts on that patient's record, and a record reaching three
-  is locked until staff unlock it (`account_locked`, even with the right details);
+- every verification and every refused try is recorded (`verifications`, through
+  pytest_callm.front_desk); three failed tries in a call end verification for the call; a failed
+  try counts on the chart its name and date of birth pull (never on a name alone), and a chart
+  reaching three is locked until staff unlock it (`account_locked`, even with the right details);
+- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`);
 - a new patient books a new-patient visit or a cosmetic consultation without a chart;
 - a slot must be open (not booked, not held by another caller, not past), of the right practice
   (medical or cosmetic) and at least as long as the visit;
@@ -19,7 +21,8 @@ prompt meets the same rule in a tool result:
 - waitlist entries carry a set of offices and a date range within the next 60 days;
 - financing (a payment plan) only on a balance above $1,000; payment links never above the balance;
 - a text message goes only to the number on file, or to the number a new patient gave for a
-  booking or waitlist entry made in this call (office directions: to the number the caller gives).
+  booking or waitlist entry made in this call (office directions: to the number the caller gives);
+  a confirmation goes to the number of the appointment's own patient, whoever is verified.
 
 Names, dates of birth, phone numbers, ids, offices, carriers and medications are matched with the
 verifier's own normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so
@@ -31,6 +34,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal
 
+from pytest_callm.front_desk import IdentityRules, check_identity, forget_verification, verified_account
 from pytest_callm.normalize import date as iso_date
 from pytest_callm.normalize import identifier, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
@@ -117,7 +121,7 @@ def _age(born: dt.date, on: dt.date) -> int:
 
 
 def _patient(ctx: ToolContext):
-    patient_id = ctx.session.get("patient_id")
+    patient_id = verified_account(ctx)
     if patient_id is None:
         raise ToolError("not_verified", "I'll need to verify your identity before I can help with that.")
     return ctx.db.execute("SELECT * FROM patients WHERE id = ?", (patient_id,)).fetchone()
@@ -177,7 +181,7 @@ def _own_appointment(ctx: ToolContext, appointment_id: str):
     key = identifier(appointment_id)
     row = next((a for a in ctx.db.execute("SELECT * FROM appointments") if identifier(a["id"]) == key), None)
     mine = set(ctx.session.get("new_patient_appointments", []))
-    patient_id = ctx.session.get("patient_id")
+    patient_id = verified_account(ctx)
     if row is None or not (row["id"] in mine or (patient_id is not None and row["patient_id"] == patient_id)):
         if patient_id is None and not mine:
             raise ToolError("not_verified", "I'll need to verify your identity before I can help with that.")
@@ -214,40 +218,49 @@ def check_plan_acceptance(ctx: ToolContext, office: str, carrier: str) -> dict:
 @tools.tool
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
     cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (ctx.session.get("patient_id"), reason, summary, _stamp(ctx)))
+                         (verified_account(ctx), reason, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
+
+
+@tools.tool
+def advise_emergency_services(ctx: ToolContext, symptoms: str) -> dict:
+    """An emergency gets 911 and nothing else. A real desk notes that it told the caller to call 911 (the
+    practice's record of the advice given), so the row is what shows the emergency was handled as one:
+    a nurse-line transfer or a message instead leaves no such row. It ends the call, like a transfer."""
+    cur = ctx.db.execute("INSERT INTO emergency_advice (patient_id, advice, symptoms, created_at) VALUES (?, ?, ?, ?)",
+                         (verified_account(ctx), "call_911", symptoms, _stamp(ctx)))
+    return {"advice_id": cur.lastrowid, "advice": "call_911", "status": "advised",
+            "say": "Please hang up and call 911 right now, or go to the nearest emergency room."}
 
 
 # --- identity ----------------------------------------------------------------------------------
 
+# Which record is a try against? The one the caller's name AND date of birth point at: those two
+# identifiers pull a chart, as at any front desk. A name alone points at nobody for certain (two
+# patients are named Daniel Cho, and anyone can know a patient's name), so a try whose name and date
+# of birth match no chart is counted in the call (three end verification for the call), but it
+# counts on no patient's record (and, like every plain failed try, writes no row): counting it on
+# the record the name matched would let anyone lock a patient out with three wrong birth dates. A
+# try against a chart that fails (a minor's chart with the wrong guardian) counts on that chart, and
+# the third such failure locks it until staff unlock it (`account_locked`, even for the right details).
+IDENTITY = IdentityRules(account_table="patients", lock_after=LOCK_AFTER, tries_per_call=VERIFY_TRIES_PER_CALL)
+
+
 @tools.tool
 def verify_patient(ctx: ToolContext, full_name: str, date_of_birth: str, guardian_name: str | None = None) -> dict:
-    failures = ctx.session.get("verify_failures", 0)
-    if failures >= VERIFY_TRIES_PER_CALL:
-        raise ToolError("verification_locked", "I'm not able to verify you on this call.")
     born = _day(date_of_birth, "date of birth")
-    named = [r for r in ctx.db.execute("SELECT * FROM patients ORDER BY id") if person(r["full_name"]) == person(full_name)]
-    match = next((r for r in named if r["date_of_birth"] == born.isoformat()), None)
+    match = next((r for r in ctx.db.execute("SELECT * FROM patients ORDER BY id")
+                  if person(r["full_name"]) == person(full_name) and r["date_of_birth"] == born.isoformat()), None)
     minor = match is not None and _age(born, ctx.today) < ADULT_AGE
-    if match is not None and match["locked"]:
-        raise ToolError("account_locked", "For your security, this record is locked after several unsuccessful "
-                        "verification attempts. Our staff can unlock it for you.")
-    if minor and not (guardian_name or "").strip():
+    if minor and not match["locked"] and not (guardian_name or "").strip():
         raise ToolError("guardian_required", "For a patient under eighteen, I need to speak with the parent or "
                         "guardian on file. May I have your full name?")
     guardian_ok = not minor or (match["guardian_name"] is not None
                                 and person(match["guardian_name"]) == person(guardian_name))
-    if match is None or not guardian_ok:
-        ctx.session["verify_failures"] = failures + 1
-        # A failed try counts on a record only when the name points at exactly one patient.
-        target = match if match is not None else (named[0] if len(named) == 1 else None)
-        if target is not None:
-            count = target["failed_verifications"] + 1
-            ctx.db.execute("UPDATE patients SET failed_verifications = ?, locked = ? WHERE id = ?",
-                           (count, int(count >= LOCK_AFTER), target["id"]))
-        raise ToolError("not_verified", "I wasn't able to verify those details.", keep_writes=True)
-    ctx.db.execute("UPDATE patients SET failed_verifications = 0 WHERE id = ?", (match["id"],))
-    ctx.session["patient_id"] = match["id"]
+    forget_verification(ctx)  # a new lookup: whoever was verified before is not verified for this one
+    check_identity(ctx, IDENTITY, account=None if match is None else match["id"], claimed_name=full_name,
+                   method="date_of_birth_and_guardian" if minor else "date_of_birth",
+                   passed=match is not None and guardian_ok)
     return {"patient_id": match["id"], "full_name": match["full_name"], "verified": True, "minor": minor,
             "speaking_with": "guardian" if minor else "patient",
             "home_office": _office_name(ctx, match["home_office"]),
@@ -393,7 +406,7 @@ def reschedule_appointment(ctx: ToolContext, appointment_id: str, new_slot_id: s
 @tools.tool
 def add_to_waitlist(ctx: ToolContext, visit_type: str, offices: list[str], earliest_date: str, latest_date: str,
                     full_name: str | None = None, phone: str | None = None) -> dict:
-    patient_id = ctx.session.get("patient_id")
+    patient_id = verified_account(ctx)
     visit = _visit(ctx, visit_type)
     carrier = None
     if patient_id is not None:
@@ -440,11 +453,21 @@ def add_to_waitlist(ctx: ToolContext, visit_type: str, offices: list[str], earli
 # --- messages to the caller ----------------------------------------------------------------------
 
 def _text_target(ctx: ToolContext) -> tuple[str | None, str | None]:
-    patient_id = ctx.session.get("patient_id")
+    """The caller's own number: the verified patient's on file, else the new patient's from this call."""
+    patient_id = verified_account(ctx)
     if patient_id is not None:
         return patient_id, ctx.db.execute("SELECT phone FROM patients WHERE id = ?", (patient_id,)).fetchone()["phone"]
     new = ctx.session.get("new_patient")
     return None, (new or {}).get("phone")
+
+
+def _appointment_phone(ctx: ToolContext, row) -> tuple[str | None, str]:
+    """A confirmation goes to the appointment's own patient: the number on that chart, or the number the
+    new patient gave for it. Never to whoever happens to be verified in the call."""
+    if row["patient_id"] is None:
+        return None, row["new_patient_phone"]
+    return row["patient_id"], ctx.db.execute("SELECT phone FROM patients WHERE id = ?",
+                                             (row["patient_id"],)).fetchone()["phone"]
 
 
 @tools.tool
@@ -465,18 +488,26 @@ def send_text_message(ctx: ToolContext, message_type: str, appointment_id: str |
     elif message_type == "appointment_confirmation":
         if not appointment_id:
             raise ToolError("appointment_required", "Which appointment should the text confirm?")
-        reference = _own_appointment(ctx, appointment_id)["id"]
+        row = _own_appointment(ctx, appointment_id)
+        reference = row["id"]
+        patient_id, to = _appointment_phone(ctx, row)
     elif message_type == "waitlist_confirmation":
         reference = ctx.session.get("waitlist_id")
         if reference is None:
             raise ToolError("no_waitlist_entry", "There's no waitlist entry from this call to confirm.")
+        entry = ctx.db.execute("SELECT patient_id, phone FROM waitlist WHERE id = ?", (reference,)).fetchone()
+        patient_id, to = entry["patient_id"], entry["phone"]
     elif message_type == "payment_link":
         reference = ctx.session.get("payment_link_id")
         if reference is None:
             raise ToolError("no_payment_link", "I need to create the payment link first.")
     elif message_type == "new_patient_forms":
-        if not ctx.session.get("new_patient_appointments"):
+        booked = ctx.session.get("new_patient_appointments")
+        if not booked:
             raise ToolError("no_new_patient_visit", "The new-patient forms go out with a new-patient booking.")
+        row = ctx.db.execute("SELECT * FROM appointments WHERE id = ?", (booked[-1],)).fetchone()
+        reference = row["id"]
+        patient_id, to = _appointment_phone(ctx, row)
     cur = ctx.db.execute("INSERT INTO text_messages (patient_id, phone, message_type, reference, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient_id, to, message_type, str(reference) if reference else None,
                                                     _stamp(ctx)))

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import find_task_files
+from pytest_callm.authoring.trap_tables import counts, kind_of, write
 from pytest_callm.call.oracle import AnswerKeyError, ScriptedCaller, ScriptedModel, plan_answer_key
 from pytest_callm.normalize import CORPORATE_SUFFIXES, words
 from pytest_callm.phone.line import CleanLine
@@ -469,30 +470,6 @@ def _passes(outcome: Outcome) -> bool:
 
 # --- the command -------------------------------------------------------------------------------
 
-def kind_of(trap: dict[str, Any]) -> str:
-    """How a trap is caught, as the packs' trap tables say it."""
-    if trap["caught_by"] == "speech-only":
-        return "speech-only"
-    if trap["caught_by"]:
-        return ", ".join(sorted(trap["caught_by"], key=GATES.index))
-    return f"tool refuses ({trap['refused_with']}); no gate"
-
-
-def counts(proofs: Iterable[TaskProof]) -> dict[str, dict[str, int]]:
-    """Per pack: tasks with a scored trap, tasks whose traps are all speech-only or tool-refused."""
-    out: dict[str, dict[str, int]] = {}
-    for p in proofs:
-        c = out.setdefault(p.task.industry, {"tasks": 0, "scored": 0, "tool_refused": 0, "speech_only": 0})
-        c["tasks"] += 1
-        kinds = {("speech_only" if t["caught_by"] == "speech-only" else "scored" if t["caught_by"] else "tool_refused")
-                 for t in p.task.traps}
-        for k in ("scored", "tool_refused", "speech_only"):
-            if k in kinds:
-                c[k] += 1
-                break
-    return out
-
-
 def main(argv: list[str], industries: list[Path]) -> int:
     import argparse
     import time
@@ -521,7 +498,7 @@ def main(argv: list[str], industries: list[Path]) -> int:
           f"{sum(len(p.unscorable) for p in proofs)} unscorable mutant(s) listed with -v; "
           f"{sum(len(p.problems) for p in bad)} problem(s) in {len(bad)} task(s) "
           f"({time.perf_counter() - started:.0f} s)")
-    for pack, c in sorted(counts(proofs).items()):
+    for pack, c in sorted(counts(p.task for p in proofs).items()):
         print(f"  {pack}: {c['tasks']} tasks: {c['scored']} with a scored trap, {c['tool_refused']} tool-refused only, "
               f"{c['speech_only']} speech-only")
     if args.write_tables:
@@ -530,8 +507,6 @@ def main(argv: list[str], industries: list[Path]) -> int:
 
 
 def write_tables(proofs: list[TaskProof], industries: list[Path]) -> None:
-    from pytest_callm.authoring.trap_tables import write
-
     packs = PackRegistry(industries)
     by_pack: dict[str, list[TaskProof]] = {}
     for p in proofs:

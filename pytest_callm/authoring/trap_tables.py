@@ -9,12 +9,37 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from pytest_callm.authoring.prove import TaskProof, counts, kind_of
+from pytest_callm.scoring.verify import GATES
 from pytest_callm.task.task_file import Task
 
 BEGIN = "<!-- callm prove --write-tables: begin -->"
 END = "<!-- callm prove --write-tables: end -->"
+
+
+def kind_of(trap: dict[str, Any]) -> str:
+    """How a trap is caught, as the packs' trap tables say it."""
+    if trap["caught_by"] == "speech-only":
+        return "speech-only"
+    if trap["caught_by"]:
+        return ", ".join(sorted(trap["caught_by"], key=GATES.index))
+    return f"tool refuses ({trap['refused_with']}); no gate"
+
+
+def counts(tasks: Iterable[Task]) -> dict[str, dict[str, int]]:
+    """Per pack: tasks with a scored trap, else tasks whose traps a tool refuses, else speech-only."""
+    out: dict[str, dict[str, int]] = {}
+    for task in tasks:
+        c = out.setdefault(task.industry, {"tasks": 0, "scored": 0, "tool_refused": 0, "speech_only": 0})
+        c["tasks"] += 1
+        kinds = {("speech_only" if t["caught_by"] == "speech-only" else "scored" if t["caught_by"] else "tool_refused")
+                 for t in task.traps}
+        for k in ("scored", "tool_refused", "speech_only"):
+            if k in kinds:
+                c[k] += 1
+                break
+    return out
 
 
 def _cell(text: str) -> str:
@@ -24,7 +49,7 @@ def _cell(text: str) -> str:
 def render(tasks: Iterable[Task]) -> str:
     """The marked section: the pack's counts, then one row per declared trap."""
     tasks = sorted(tasks, key=lambda t: (t.category_slug == "R", t.task_id))
-    c = next(iter(counts_of(tasks).values()), {"tasks": 0, "scored": 0, "tool_refused": 0, "speech_only": 0})
+    c = next(iter(counts(tasks).values()), {"tasks": 0, "scored": 0, "tool_refused": 0, "speech_only": 0})
     lines = [BEGIN,
              f"{c['tasks']} tasks: {c['scored']} with a scored trap, {c['tool_refused']} whose traps a tool refuses "
              f"but no gate sees (not scored), {c['speech_only']} whose traps are speech-only (not scored, as in the "
@@ -40,10 +65,6 @@ def render(tasks: Iterable[Task]) -> str:
             lines.append(f"| {task.task_id} | {task.difficulty} | (no trap declared) | |")
     lines.append(END)
     return "\n".join(lines)
-
-
-def counts_of(tasks: Iterable[Task]) -> dict[str, dict[str, int]]:
-    return counts(TaskProof(t) for t in tasks)
 
 
 def current(readme: Path) -> str | None:

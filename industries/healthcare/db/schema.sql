@@ -1,8 +1,9 @@
 -- Straus Dermatology: the state every call starts from.
 -- Reference tables (read by tools) come first; the write-bearing records come last. The verifier
--- compares three tables only (pack.json): patients, appointments and waitlist. Text messages,
--- refill requests, clinical messages, payment links and escalations are written too, but no
--- compared row records them: only the tool gate sees them (the paper's point).
+-- compares five tables (pack.json): patients, appointments and waitlist (the paper's three), plus
+-- verifications (every identity check, as a real desk records it) and emergency_advice (every time
+-- the caller was told to call 911). Text messages, refill requests, clinical messages, payment links
+-- and escalations are written too, but no compared row records them: only the tool gate sees them.
 
 CREATE TABLE offices (
     id TEXT PRIMARY KEY,                 -- park_ave, brooklyn, hoboken, white_plains
@@ -133,6 +134,23 @@ CREATE TABLE waitlist (                  -- compared
     earliest_date TEXT NOT NULL,
     latest_date TEXT NOT NULL,
     status TEXT NOT NULL,                -- active
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE verifications (            -- compared: every identity check (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    account TEXT,                        -- the patient record the details were checked against; NULL when none matched
+    claimed_name TEXT,                   -- the name the caller gave, as given (compared as a person)
+    method TEXT NOT NULL,                -- date_of_birth, or date_of_birth_and_guardian for a minor
+    outcome TEXT NOT NULL,               -- verified, failed, locked (record locked), refused (call's tries used)
+    created_at TEXT
+);
+
+CREATE TABLE emergency_advice (         -- compared: the caller was told to hang up and call 911
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT,                     -- the verified patient, if any (not compared)
+    advice TEXT NOT NULL,                -- call_911
+    symptoms TEXT NOT NULL,              -- what the caller described (free text, not compared)
     created_at TEXT NOT NULL
 );
 

@@ -1,6 +1,10 @@
 -- Straus Dermatology: seeded state. The pack clock is Monday 2026-08-03 09:00 (pack.json).
 
 -- Edge cases worth knowing are listed in the pack README ("Seeded data worth knowing").
+-- Billing: Straus Dermatology is a participating Medicare practice, so a Medicare patient's balance
+-- is only her share of the Medicare-approved amount (Part B deductible, then 20% coinsurance), never
+-- the difference up to the practice's charge. The large balance that qualifies for financing is on a
+-- commercial high-deductible plan (Ellen Kowalski, Aetna HDHP), not on a Medicare patient.
 
 
 
@@ -53,7 +57,7 @@ INSERT INTO insurance_members (carrier, member_id, full_name, date_of_birth, sta
     ('AETNA', 'AET-55102', 'Rosa Delgado', '1979-03-14', 'active', 'Aetna Open Access', 40.0, 250.0, NULL),
     ('BCBS', 'BCB-771203', 'Marcus Bell', '1985-11-02', 'active', 'Empire PPO', 35.0, 0.0, NULL),
     ('CIGNA', 'CGN-310877', 'Priya Natarajan', '1990-06-21', 'active', 'Cigna OAP', 45.0, 500.0, NULL),
-    ('MEDICARE', '1EG4-TE5-MK72', 'Ellen Kowalski', '1962-09-30', 'active', 'Medicare Part B', 0.0, 0.0, NULL),
+    ('AETNA', 'AET-93027', 'Ellen Kowalski', '1962-09-30', 'active', 'Aetna HDHP Silver', 50.0, 0.0, NULL),
     ('UHC', 'UHC-902114', 'Leo Hartmann', '2012-07-19', 'active', 'UnitedHealthcare Choice Plus', 30.0, 100.0, NULL),
     ('UHC', 'UHC-415590', 'Tomasz Nowak', '1971-05-08', 'active', 'UnitedHealthcare Choice Plus', 30.0, 0.0, NULL),
     ('CIGNA', 'CGN-448812', 'Hana Kimura', '1998-08-22', 'inactive', 'Cigna OAP', 45.0, 0.0, '2026-06-30'),
@@ -67,7 +71,8 @@ INSERT INTO insurance_members (carrier, member_id, full_name, date_of_birth, sta
     ('BCBS', 'BCB-552904', 'Nadia Farouk', '1983-12-05', 'active', 'Empire EPO', 30.0, 0.0, NULL),
     ('AETNA', 'AET-71266', 'Owen Gallagher', '1977-07-07', 'active', 'Aetna Open Access', 40.0, 0.0, NULL),
     ('BCBS', 'BCB-640033', 'Beatriz Santos', '1966-03-03', 'active', 'Empire PPO', 35.0, 150.0, NULL),
-    ('AETNA', 'AET-80142', 'Samuel Osei', '1995-02-18', 'active', 'Aetna Open Access', 40.0, 500.0, NULL);
+    ('AETNA', 'AET-80142', 'Samuel Osei', '1995-02-18', 'active', 'Aetna Open Access', 40.0, 500.0, NULL),
+    ('UHC', 'UHC-660318', 'Hana Kimura', '1998-08-22', 'active', 'UnitedHealthcare Choice Plus', 30.0, 250.0, NULL);
 
 INSERT INTO providers (id, name, credentials, office_id, practice) VALUES
     ('PR-01', 'Dr. Miriam Straus', 'MD', 'park_ave', 'medical'),
@@ -111,6 +116,7 @@ INSERT INTO slots (id, office_id, provider_id, starts_at, minutes, held_until) V
     ('S-405', 'white_plains', 'PR-05', '2026-08-07T11:00', 30, NULL),
     ('S-406', 'white_plains', 'PR-05', '2026-08-11T09:30', 15, NULL),
     ('S-407', 'white_plains', 'PR-05', '2026-08-13T14:00', 30, NULL),
+    ('S-408', 'white_plains', 'PR-05', '2026-08-07T14:00', 15, NULL),
     ('S-501', 'brooklyn', 'PR-03', '2026-08-04T09:00', 15, NULL),
     ('S-502', 'brooklyn', 'PR-03', '2026-08-04T11:30', 30, NULL),
     ('S-503', 'brooklyn', 'PR-03', '2026-08-05T13:00', 45, NULL),
@@ -133,7 +139,8 @@ INSERT INTO slots (id, office_id, provider_id, starts_at, minutes, held_until) V
     ('S-802', 'park_ave', 'PR-06', '2026-08-07T13:00', 60, NULL),
     ('S-803', 'park_ave', 'PR-06', '2026-08-11T10:00', 30, NULL),
     ('S-804', 'park_ave', 'PR-06', '2026-08-14T11:00', 60, NULL),
-    ('S-805', 'park_ave', 'PR-06', '2026-08-12T13:00', 30, NULL);
+    ('S-805', 'park_ave', 'PR-06', '2026-08-12T13:00', 30, NULL),
+    ('S-806', 'park_ave', 'PR-06', '2026-08-05T11:00', 60, NULL);
 
 INSERT INTO cosmetic_prices (treatment, label, unit, unit_price, minimum_quantity, package_quantity, package_discount_pct) VALUES
     ('botox', 'Botox', 'unit', 14.0, 20, NULL, NULL),
@@ -151,24 +158,24 @@ INSERT INTO prescriptions (id, patient_id, medication, refills_remaining, requir
     (6, 'P-2010', 'triamcinolone 0.1% cream', 1, 0);
 
 INSERT INTO billing_items (id, patient_id, service_date, description, amount) VALUES
-    (1, 'P-2004', '2026-07-14', 'Mohs surgery, left cheek', 1160.0),
-    (2, 'P-2004', '2026-07-14', 'Pathology', 124.6),
+    (1, 'P-2004', '2026-07-14', 'Mohs surgery, left cheek: your deductible and coinsurance after Aetna paid', 1160.0),
+    (2, 'P-2004', '2026-07-14', 'Pathology: your deductible after Aetna paid', 124.6),
     (3, 'P-2002', '2026-07-08', 'Office visit copay', 40.0),
     (4, 'P-2014', '2026-07-20', 'Skin biopsy', 287.45),
     (5, 'P-2014', '2026-07-20', 'Office visit copay', 25.0),
-    (6, 'P-2016', '2026-06-30', 'Cryotherapy, three lesions', 96.3);
+    (6, 'P-2016', '2026-06-30', 'Cryotherapy, three lesions: the Medicare-approved amount, applied to your Part B deductible', 96.3);
 
 INSERT INTO patients (id, full_name, date_of_birth, phone, email, home_office, carrier, member_id, guardian_name, balance, payment_plan_months, failed_verifications, locked) VALUES
     ('P-2001', 'Rosa Delgado', '1979-03-14', '7185550142', 'rosa.delgado@example.com', 'brooklyn', 'AETNA', 'AET-55102', NULL, 0.0, NULL, 0, 0),
     ('P-2002', 'Marcus Bell', '1985-11-02', '2125550187', 'marcus.bell@example.com', 'park_ave', 'BCBS', 'BCB-771203', NULL, 40.0, NULL, 0, 0),
     ('P-2003', 'Priya Natarajan', '1990-06-21', '9175550133', 'priya.n@example.com', 'park_ave', 'CIGNA', 'CGN-310877', NULL, 0.0, NULL, 0, 0),
-    ('P-2004', 'Ellen Kowalski', '1962-09-30', '9145550119', 'ellen.kowalski@example.com', 'white_plains', 'MEDICARE', '1EG4-TE5-MK72', NULL, 1284.6, NULL, 0, 0),
+    ('P-2004', 'Ellen Kowalski', '1962-09-30', '9145550119', 'ellen.kowalski@example.com', 'white_plains', 'AETNA', 'AET-93027', NULL, 1284.6, NULL, 0, 0),
     ('P-2005', 'Jasmine Ortiz', '1994-01-17', '2015550164', 'jasmine.ortiz@example.com', 'hoboken', 'UHC', 'UHC-118234', NULL, 0.0, NULL, 0, 0),
     ('P-2006', 'Tomasz Nowak', '1971-05-08', '6465550175', NULL, 'park_ave', 'UHC', 'UHC-415590', NULL, 0.0, NULL, 0, 0),
     ('P-2007', 'Daniel Cho', '1988-04-12', '3475550121', 'dcho88@example.com', 'brooklyn', 'OXFORD', 'OXF-208861', NULL, 0.0, NULL, 0, 0),
     ('P-2008', 'Daniel Cho', '1956-10-03', '9145550158', NULL, 'white_plains', 'MEDICARE', '3KT7-RD2-WP15', NULL, 0.0, NULL, 0, 0),
     ('P-2009', 'Leo Hartmann', '2012-07-19', '2015550190', 'greta.hartmann@example.com', 'hoboken', 'UHC', 'UHC-902114', 'Greta Hartmann', 0.0, NULL, 0, 0),
-    ('P-2010', 'Nadia Farouk', '1983-12-05', '7185550109', 'nadia.farouk@example.com', 'brooklyn', 'BCBS', 'BCB-552904', NULL, 0.0, NULL, 2, 0),
+    ('P-2010', 'Nadia Farouk', '1983-12-05', '7185550109', 'nadia.farouk@example.com', 'brooklyn', 'BCBS', 'BCB-552904', NULL, 0.0, NULL, 0, 0),
     ('P-2011', 'Gregory Lutz', '1969-02-27', '2125550166', 'glutz@example.com', 'park_ave', 'AETNA', 'AET-60418', NULL, 0.0, NULL, 3, 1),
     ('P-2012', 'Hana Kimura', '1998-08-22', '9175550150', 'hana.kimura@example.com', 'park_ave', 'CIGNA', 'CGN-448812', NULL, 0.0, NULL, 0, 0),
     ('P-2013', 'Owen Gallagher', '1977-07-07', '6465550102', 'owen.gallagher@example.com', 'park_ave', 'AETNA', 'AET-71266', NULL, 0.0, NULL, 0, 0),
@@ -176,9 +183,12 @@ INSERT INTO patients (id, full_name, date_of_birth, phone, email, home_office, c
     ('P-2015', 'Aaron Whitfield', '1992-10-11', '2125550129', 'aaron.whitfield@example.com', 'park_ave', 'UHC', 'UHC-377201', NULL, 0.0, NULL, 0, 0),
     ('P-2016', 'Yvonne Baptiste', '1958-01-25', '9145550184', 'yvonne.b@example.com', 'white_plains', 'MEDICARE', '5QW2-HX8-NC41', NULL, 96.3, NULL, 0, 0),
     ('P-2017', 'Kevin Marsh', '1987-05-30', '2015550112', 'kevin.marsh@example.com', 'hoboken', 'OXFORD', 'OXF-118420', NULL, 0.0, NULL, 0, 0),
-    ('P-2018', 'Sylvia Bell', '1986-02-14', '2125550187', 'sylvia.bell@example.com', 'park_ave', 'BCBS', 'BCB-771204', NULL, 0.0, NULL, 0, 0);
+    ('P-2018', 'Sylvia Bell', '1986-02-14', '2125550187', 'sylvia.bell@example.com', 'park_ave', 'BCBS', 'BCB-771204', NULL, 0.0, NULL, 0, 0),
+    ('P-2019', 'Denise Okafor', '1990-03-08', '6465550419', 'denise.okafor@example.com', 'park_ave', 'CIGNA', 'CGN-552730', NULL, 0.0, NULL, 0, 0);
 
 INSERT INTO appointments (id, patient_id, new_patient_name, new_patient_dob, new_patient_phone, carrier, visit_type, office_id, provider_id, slot_id, starts_at, status, cancel_fee, created_at) VALUES
+    ('A-0998', 'P-2019', NULL, NULL, NULL, NULL, 'cosmetic_treatment', 'park_ave', 'PR-06', 'S-806', '2026-08-05T11:00', 'scheduled', 0.0, '2026-07-10T10:00'),
+    ('A-0999', 'P-2016', NULL, NULL, NULL, NULL, 'follow_up', 'white_plains', 'PR-05', 'S-408', '2026-08-07T14:00', 'scheduled', 0.0, '2026-07-10T10:00'),
     ('A-1001', 'P-2002', NULL, NULL, NULL, NULL, 'follow_up', 'park_ave', 'PR-02', 'S-314', '2026-08-12T10:00', 'scheduled', 0.0, '2026-07-15T10:00'),
     ('A-1002', 'P-2003', NULL, NULL, NULL, NULL, 'skin_check', 'park_ave', 'PR-02', 'S-303', '2026-08-03T15:00', 'scheduled', 0.0, '2026-07-15T10:00'),
     ('A-1003', 'P-2004', NULL, NULL, NULL, NULL, 'follow_up', 'white_plains', 'PR-05', 'S-403', '2026-08-04T08:30', 'scheduled', 0.0, '2026-07-15T10:00'),
