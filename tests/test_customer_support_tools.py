@@ -105,6 +105,38 @@ def test_failures_on_one_account_do_not_count_against_another(call):
     assert all(c["account_locked"] == 0 for c in call.state()["customers"] if c["id"] != "cu_1010")
 
 
+def test_every_verification_is_a_record_so_verifying_someone_else_leaves_a_trace(call):
+    """A wife with her husband's card, or a neighbor with hers: the check is a `verifications` row on
+    that account (front_desk), which a task that expects no verification does not have."""
+    call.ok("find_customer", order_number="KE-100640")
+    call.ok("verify_identity", billing_zip="10027", card_last4="6612")
+    rows = [{k: r[k] for k in ("account", "method", "outcome")} for r in call.state()["verifications"]]
+    assert rows == [{"account": "cu_1006", "method": "zip_and_card", "outcome": "verified"}]
+
+
+def test_failed_tries_are_counted_on_the_account_record_and_a_success_clears_them(call):
+    call.ok("find_customer", order_number="KE-100234")
+    call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    call.ok("find_customer", phone_number="303-555-0141")  # a new search does not reset the count
+    call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    maya = next(c for c in call.state()["customers"] if c["id"] == "cu_1001")
+    assert (maya["failed_verifications"], maya["account_locked"]) == (2, 0)  # kept for the next call too
+    call.ok("verify_identity", billing_zip="80205", card_last4="4417")
+    maya = next(c for c in call.state()["customers"] if c["id"] == "cu_1001")
+    assert maya["failed_verifications"] == 0
+    assert [r["outcome"] for r in call.state()["verifications"]] == ["verified"]  # a failed try is counted, not a row
+
+
+def test_a_call_stops_verifying_after_six_failed_tries_across_accounts(call):
+    for who in (MAYA, OMAR, GRACE):
+        call.ok("find_customer", phone_number=who[1])
+        call.error("verify_identity", billing_zip="00000", card_last4="0000")
+        call.error("verify_identity", billing_zip="00000", card_last4="0000")
+    call.ok("find_customer", phone_number=SOFIA[1])
+    assert call.error("verify_identity", billing_zip=SOFIA[2], card_last4=SOFIA[3]) == "verification_locked"
+    assert call.state()["verifications"][-1]["outcome"] == "refused"
+
+
 def test_orders_of_another_customer_are_not_found(call):
     call.verified(MAYA)
     assert call.error("get_order", order_number="KE-100311") == "order_not_found"
@@ -312,7 +344,9 @@ def test_a_price_match_refunds_the_difference_to_the_cent(call):
     (ROSA, "KE-100520", "SKU-1021", "BrightBuy", "199.99", "open_box_excluded"),
     (OMAR, "KE-100850", "SKU-1021", "ZapDeals", "249.99", "competitor_not_eligible"),
     (OMAR, "KE-100850", "SKU-1021", "MegaMart", "319.99", "not_lower_price"),
-    (OMAR, "KE-100850", "SKU-1021", "MegaMart", "299.99", "not_lower_price"),   # equal is not lower
+    (OMAR, "KE-100850", "SKU-1021", "Tech Depot", "299.99", "not_lower_price"),   # equal is not lower
+    (OMAR, "KE-100850", "SKU-1021", "BrightBuy", "259.99", "price_not_verified"),  # not the listed price
+    (OMAR, "KE-100850", "SKU-1021", "Circuit Hub", "199.99", "price_not_verified"),  # no listed price at all
     (TOMAS, "KE-100790", "SKU-1011", "Tech Depot", "599.99", "outside_price_match_window"),  # 29 days
 ])
 def test_price_match_exclusions(call, who, order, sku, competitor, price, code):
@@ -324,8 +358,72 @@ def test_price_match_exclusions(call, who, order, sku, competitor, price, code):
 def test_an_in_transit_order_inside_the_window_can_be_matched(call):
     call.verified(OMAR)
     quote = call.ok("quote_price_match", order_number="KE-100851", sku="SKU-1011", competitor="Circuit Hub",
-                    competitor_price="619.49")
-    assert quote["refund_amount"] == "30.50"
+                    competitor_price="599.99")
+    assert quote["refund_amount"] == "50.00"
+
+
+def test_the_competitor_price_is_the_listed_one_not_the_callers_word(call):
+    """A caller who says BrightBuy sells the headphones for $199.99 gets no $100 match: the price list
+    Kestrel keeps says $279.99."""
+    call.verified(OMAR)
+    assert call.error("quote_price_match", order_number="KE-100850", sku="SKU-1021", competitor="BrightBuy",
+                      competitor_price="199.99") == "price_not_verified"
+    assert not [r for r in call.state()["refunds"] if r["order_number"] == "KE-100850"]
+
+
+def test_one_price_match_per_item_is_checked_at_confirm_too(call):
+    """Two quotes for one item (Tech Depot, then Circuit Hub) never both pay out."""
+    call.verified(DANIEL_ATX)
+    first = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Tech Depot",
+                    competitor_price="409.99")["price_match_token"]
+    second = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Circuit Hub",
+                     competitor_price="419.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=first)
+    assert call.error("confirm_price_match", price_match_token=second) == "already_price_matched"
+    matches = [r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100405"]
+    assert matches == [4000]
+
+
+def test_a_price_matched_item_returned_refunds_what_was_paid_after_the_match(call):
+    """$449.99 soundbar matched at Circuit Hub ($30.00 back): its return refunds $419.99, not $449.99."""
+    call.verified(DANIEL_ATX)
+    pm = call.ok("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Circuit Hub",
+                 competitor_price="419.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    quote = call.ok("quote_return", order_number="KE-100405", sku="SKU-1020", opened=False)
+    assert (quote["price_paid"], quote["price_matched"], quote["refund_amount"]) == ("419.99", "30.00", "419.99")
+    call.ok("confirm_return", return_token=quote["return_token"], restocking_fee_acknowledged=False,
+            method="prepaid_label", reason="changed my mind")
+    paid_back = sum(r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100405")
+    assert paid_back == 44999
+    assert call.error("quote_price_match", order_number="KE-100405", sku="SKU-1020", competitor="Tech Depot",
+                      competitor_price="409.99") == "already_returned"
+
+
+def test_a_seeded_price_match_is_taken_off_the_return(call):
+    call.verified(("Paula Greene", "602-555-0184", "85008", "9157"))
+    quote = call.ok("quote_return", order_number="KE-100950", sku="SKU-1020", opened=True)  # general: no fee
+    assert (quote["price_paid"], quote["restocking_fee"], quote["refund_amount"]) == ("409.99", "0.00", "409.99")
+
+
+def test_the_restocking_fee_is_worked_out_on_what_was_paid_after_a_match(call):
+    """$1,899.99 laptop pro matched at MegaMart ($100.00 back): opened, NY 15% of $1,799.99 = $270.00."""
+    call.verified(GREGORY)
+    pm = call.ok("quote_price_match", order_number="KE-100640", sku="SKU-1002", competitor="MegaMart",
+                 competitor_price="1799.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    quote = call.ok("quote_return", order_number="KE-100640", sku="SKU-1002", opened=True)
+    assert (quote["price_paid"], quote["restocking_fee"], quote["refund_amount"]) == ("1799.99", "270.00", "1529.99")
+
+
+def test_a_price_matched_order_cancelled_refunds_the_total_less_the_match(call):
+    call.verified(LINDA)
+    pm = call.ok("quote_price_match", order_number="KE-100777", sku="SKU-1002", competitor="MegaMart",
+                 competitor_price="1799.99")["price_match_token"]
+    call.ok("confirm_price_match", price_match_token=pm)
+    assert call.ok("cancel_order", order_number="KE-100777", reason="changed my mind")["refund_amount"] == "1799.99"
+    paid_back = sum(r["amount_cents"] for r in call.state()["refunds"] if r["order_number"] == "KE-100777")
+    assert paid_back == 189999
 
 
 # --- cancelling an order --------------------------------------------------------------------------
@@ -373,6 +471,30 @@ def test_an_upgrade_charges_the_prorated_difference_and_keeps_the_term(call):
     assert [(c["kind"], c["amount_cents"]) for c in state["charges"]] == [("membership_upgrade", 7167)]
     # upgraded today, the Elite windows apply: the laptop of 2026-07-03 is still past 45 days
     assert call.error("quote_return", order_number="KE-100333", sku="SKU-1001", opened=True) == "outside_return_window"
+
+
+def test_an_upgrade_cancelled_later_refunds_the_unused_value_of_what_was_paid(call):
+    """Sofia upgrades today ($71.67 for 218 of 365 days), then cancels: her Plus fee's 218/365
+    ($35.83) plus the whole upgrade, whose 218 days are all unused ($71.67): $107.50, not the total
+    paid prorated over the full term ($78.64)."""
+    call.verified(SOFIA)
+    change = call.ok("quote_membership_change", new_tier="elite")
+    call.ok("confirm_membership_change", change_token=change["change_token"])
+    quote = call.ok("quote_membership_cancellation")
+    assert (quote["rule"], quote["refund_amount"]) == ("prorated", "107.50")
+
+
+def test_a_tier_change_is_an_upgrade_never_a_cancel_and_rejoin(call):
+    """Rosa joins Plus, then wants Elite: cancelling Plus (full refund, under 30 days) to join Elite is
+    refused, so the upgrade is the one route (the same money, the same renewal date)."""
+    call.verified(ROSA)
+    plus = call.ok("quote_membership_change", new_tier="plus")["change_token"]
+    call.ok("confirm_membership_change", change_token=plus)
+    cancel = call.ok("quote_membership_cancellation")
+    assert cancel["refund_amount"] == "59.99"
+    call.ok("confirm_membership_cancellation", cancel_token=cancel["cancel_token"])
+    refusal = call.tool("quote_membership_change", new_tier="elite")
+    assert (refusal["error_code"], refusal["data"]) == ("recently_cancelled", {"rejoin_from": "2026-11-13"})
 
 
 def test_a_downgrade_waits_for_renewal_and_the_same_tier_is_refused(call):

@@ -4,8 +4,10 @@ The house rules are stated in the prompts and enforced here as well, so a model 
 prompt meets the same rule in a tool result:
 - account-bound support sits behind an identity gate: the account is found by order number, phone
   or name (`find_customer`), then verified with the billing ZIP code and the last four digits of
-  the card on file (`verify_identity`); three failed tries on one account lock it (a write that
-  stays: `keep_writes=True`); a locked account cannot be verified by phone;
+  the card on file (`verify_identity`, through `pytest_callm.front_desk`: each verification and
+  each refused try is a compared `verifications` row); failed tries count on the customer record
+  across calls and the third locks it (a write that stays: `keep_writes=True`); a locked account
+  cannot be verified by phone;
 - the fraud desk is ungated: scam reports are recorded with no identity at all;
 - every write that moves money is quoted first and confirmed with a single-use token bound to its
   kind and its customer; a fee must be disclosed in the quote and acknowledged in the confirm;
@@ -13,12 +15,15 @@ prompt meets the same rule in a tool result:
   tier (a membership counts when it started on or before the order date); open-box items have
   their own window, marketplace items go back to their seller, recalled items come back any time;
 - restocking fees depend on the product class (opened items only) and are capped by state;
-  refund = price - fee, to the cent;
+  refund = price paid - fee, to the cent, the price paid being after any price match;
 - delivery changes cost a fee two days or fewer before the scheduled date and have date limits;
 - price matching has its exclusions (marketplace, open box, an unlisted competitor, a price that is
-  not lower, outside 15 days of the order);
-- membership cancellation is prorated by unused days (full refund within 30 days of joining);
-  upgrades are charged for the remaining days of the term;
+  not lower, outside 15 days of the order), checks the price against the competitor price list the
+  pack keeps, and pays once per item (checked again at confirm); a matched item returned or
+  cancelled refunds what was paid after the match;
+- membership cancellation is prorated by unused days (full refund within 30 days of joining), an
+  upgrade's charge over the days it bought; upgrades are charged for the remaining days of the term,
+  and a tier change is never a cancellation followed by a new signup (`recently_cancelled`);
 - TechCrew appointments are held, then confirmed, against open slots, priced by plan coverage.
 
 Money is integer cents inside, and decimal strings ("989.99") in results. Names, phones, order
@@ -30,16 +35,32 @@ numbers, SKUs, tokens, emails, contacts and money are matched with the verifier'
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
+                                     use_token, verified_account)
 from pytest_callm.normalize import contact as contact_key, date as iso_date, email as email_key, identifier, money, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
 tools = ToolRegistry()
 
 VERIFY_TRIES = 3                 # verification.md: the third failed try locks the account
+LOCKED_MESSAGE = ("For your security, this account can't be verified by phone right now. "
+                  "I can connect you with a member of our team.")
+# front_desk keeps every check as a `verifications` row; the failed tries and the lock live on the
+# customer record and persist across calls. A call stops verifying after six failed tries in all
+# (several accounts tried), which the third failure on one account always reaches first.
+IDENTITY = IdentityRules(account_table="customers", failures_column="failed_verifications",
+                         locked_column="account_locked", lock_after=VERIFY_TRIES, tries_per_call=2 * VERIFY_TRIES,
+                         failed_code="verification_failed",
+                         failed_message="Those details don't match what we have on file.",
+                         locked_code="account_locked", locked_message=LOCKED_MESSAGE,
+                         refused_code="verification_locked",
+                         refused_message="I'm not able to verify anyone else on this call. I can connect you with "
+                                         "a member of our team.")
+TOKEN_WORDS = TokenWords(unknown="I couldn't find that quote. Let me get a fresh one.",
+                         wrong_kind="That reference is for a different kind of request.",
+                         used="That quote has already been used.")
 OPEN_BOX_WINDOW = 14             # days from delivery, for every tier
 PRICE_MATCH_DAYS = 15            # days from the order date
 FULL_REFUND_DAYS = 30            # membership cancelled within 30 days of joining: full refund
@@ -86,7 +107,7 @@ def _date(text: str) -> dt.date:
 
 
 def _verified(ctx: ToolContext) -> str:
-    customer_id = ctx.session.get("verified_customer")
+    customer_id = verified_account(ctx)
     if customer_id is None:
         raise ToolError("not_verified", "I need to verify your account before I can do that.")
     return customer_id
@@ -115,6 +136,21 @@ def _item(ctx: ToolContext, order, sku: str):
     return row
 
 
+def _matched_cents(ctx: ToolContext, order_number: str, sku: str | None = None) -> int:
+    """Price-match refunds already issued on an order (or one of its items)."""
+    sql = "SELECT COALESCE(SUM(amount_cents), 0) FROM refunds WHERE order_number = ? AND kind = 'price_match'"
+    args: tuple = (order_number,)
+    if sku is not None:
+        sql, args = sql + " AND sku = ?", (order_number, sku)
+    return ctx.db.execute(sql, args).fetchone()[0]
+
+
+def _paid_cents(ctx: ToolContext, order, item) -> int:
+    """What the customer paid for an item after any price match: a return or a cancellation refunds
+    this, never the price and the match both."""
+    return item["price_cents"] - _matched_cents(ctx, order["order_number"], item["sku"])
+
+
 def _recall(ctx: ToolContext, model_number: str):
     key = identifier(model_number)
     return next((r for r in ctx.db.execute("SELECT * FROM recalls") if identifier(r["model_number"]) == key), None)
@@ -136,29 +172,12 @@ def _tier_for_order(ctx: ToolContext, customer_id: str, order) -> str:
 
 
 def _issue_token(ctx: ToolContext, kind: str, customer_id: str, payload: dict) -> str:
-    """A token bound to its kind and customer. The same quote asked twice gives the same token."""
-    body = json.dumps(payload, sort_keys=True)
-    digest = hashlib.sha1(f"{kind}|{customer_id}|{body}".encode()).hexdigest()[:6].upper()
-    token = f"{TOKEN_PREFIX[kind]}-{digest}"
-    ctx.db.execute("INSERT INTO tokens (token, kind, customer_id, payload) VALUES (?, ?, ?, ?) "
-                   "ON CONFLICT(token) DO UPDATE SET payload = excluded.payload WHERE used = 0",
-                   (token, kind, customer_id, body))
-    return token
+    """A token bound to its kind and customer (front_desk's). The same quote asked twice gives the same token."""
+    return issue_token(ctx, TOKEN_PREFIX[kind], kind, customer_id, payload)
 
 
 def _use_token(ctx: ToolContext, token: str, kind: str, customer_id: str) -> dict:
-    row = next((r for r in ctx.db.execute("SELECT * FROM tokens") if identifier(r["token"]) == identifier(token)),
-               None)
-    if row is None:
-        raise ToolError("invalid_token", "I couldn't find that quote. Let me get a fresh one.")
-    if row["kind"] != kind:
-        raise ToolError("wrong_token_kind", "That reference is for a different kind of request.")
-    if row["customer_id"] != customer_id:  # said like an unknown token: never hint at another account
-        raise ToolError("token_not_yours", "I couldn't find that quote. Let me get a fresh one.")
-    if row["used"]:
-        raise ToolError("token_already_used", "That quote has already been used.")
-    ctx.db.execute("UPDATE tokens SET used = 1 WHERE token = ?", (row["token"],))
-    return json.loads(row["payload"])
+    return use_token(ctx, token, kind, customer_id, TOKEN_WORDS)
 
 
 def _need_ack(fee_cents: int, acknowledged: bool) -> None:
@@ -191,7 +210,7 @@ def check_recall(ctx: ToolContext, model_number: str) -> dict:
 @tools.tool
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
     cur = ctx.db.execute("INSERT INTO escalations (customer_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (ctx.session.get("verified_customer"), reason, summary, _stamp(ctx)))
+                         (verified_account(ctx), reason, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
 
 
@@ -217,7 +236,7 @@ def find_customer(ctx: ToolContext, order_number: str | None = None, phone_numbe
     if "full_name" in given:
         candidates = [c for c in candidates if person(c["full_name"]) == person(given["full_name"])]
     # A new search starts over: whoever was verified before is not verified for this account.
-    ctx.session.pop("verified_customer", None)
+    forget_verification(ctx)
     ctx.session.pop("candidate", None)
     if not candidates:
         raise ToolError("customer_not_found", "I couldn't find an account with those details.", keep_writes=True)
@@ -235,25 +254,22 @@ def verify_identity(ctx: ToolContext, billing_zip: str, card_last4: str) -> dict
     if customer_id is None:
         raise ToolError("no_account_selected", "Let me find your account first. What's your order number?")
     customer = _customer(ctx, customer_id)
-    if customer["account_locked"]:
-        raise ToolError("account_locked", "For your security, this account can't be verified by phone right now. "
-                        "I can connect you with a member of our team.")
-    failures = ctx.session.get("verify_failures", {})
-    if identifier(billing_zip) == customer["billing_zip"] and identifier(card_last4) == customer["card_last4"]:
-        ctx.session["verified_customer"] = customer_id
-        membership = _active_membership(ctx, customer_id)
-        orders = [o["order_number"] for o in ctx.db.execute(
-            "SELECT order_number FROM orders WHERE customer_id = ? ORDER BY placed_on DESC", (customer_id,))]
-        return {"verified": True, "customer_id": customer_id, "full_name": customer["full_name"],
-                "orders": orders, "membership_tier": membership["tier"] if membership else None}
-    failures[customer_id] = failures.get(customer_id, 0) + 1
-    ctx.session["verify_failures"] = failures
-    if failures[customer_id] >= VERIFY_TRIES:
-        ctx.db.execute("UPDATE customers SET account_locked = 1 WHERE id = ?", (customer_id,))
-        raise ToolError("account_locked", "For your security, this account can't be verified by phone right now. "
-                        "I can connect you with a member of our team.", keep_writes=True)
-    raise ToolError("verification_failed", "Those details don't match what we have on file.",
-                    {"tries_left": VERIFY_TRIES - failures[customer_id]}, keep_writes=True)
+    passed = identifier(billing_zip) == customer["billing_zip"] and identifier(card_last4) == customer["card_last4"]
+    try:  # every check is a `verifications` row; failures count on the customer record, across calls
+        check_identity(ctx, IDENTITY, account=customer_id, claimed_name=None, method="zip_and_card", passed=passed)
+    except ToolError as refusal:
+        if refusal.error_code != "verification_failed":
+            raise
+        now = _customer(ctx, customer_id)
+        if now["account_locked"]:  # this failure locked the account
+            raise ToolError("account_locked", LOCKED_MESSAGE, keep_writes=True) from None
+        raise ToolError("verification_failed", refusal.caller_safe_message,
+                        {"tries_left": VERIFY_TRIES - now["failed_verifications"]}, keep_writes=True) from None
+    membership = _active_membership(ctx, customer_id)
+    orders = [o["order_number"] for o in ctx.db.execute(
+        "SELECT order_number FROM orders WHERE customer_id = ? ORDER BY placed_on DESC", (customer_id,))]
+    return {"verified": True, "customer_id": customer_id, "full_name": customer["full_name"],
+            "orders": orders, "membership_tier": membership["tier"] if membership else None}
 
 
 # --- orders ------------------------------------------------------------------------------------
@@ -289,7 +305,7 @@ def cancel_order(ctx: ToolContext, order_number: str, reason: str) -> dict:
         raise ToolError("cannot_cancel", "This order has already left our warehouse, so it can't be cancelled.",
                         {"status": order["status"]})
     total = ctx.db.execute("SELECT SUM(price_cents) FROM order_items WHERE order_number = ?",
-                           (order["order_number"],)).fetchone()[0]
+                           (order["order_number"],)).fetchone()[0] - _matched_cents(ctx, order["order_number"])
     ctx.db.execute("UPDATE orders SET status = 'cancelled' WHERE order_number = ?", (order["order_number"],))
     cur = ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                          "VALUES (?, ?, NULL, 'order_cancel', ?, 'issued', ?)",
@@ -352,21 +368,30 @@ def quote_price_match(ctx: ToolContext, order_number: str, sku: str, competitor:
         raise ToolError("marketplace_item_excluded", "Items sold by marketplace sellers aren't eligible for a price match.")
     if item["condition"] == "open_box":
         raise ToolError("open_box_excluded", "Open-box items aren't eligible for a price match.")
+    if order["status"] == "cancelled":
+        raise ToolError("cannot_price_match", "This order was cancelled and refunded, so there's nothing to match.")
+    if ctx.db.execute("SELECT 1 FROM returns WHERE order_number = ? AND sku = ?",
+                      (order["order_number"], item["sku"])).fetchone():
+        raise ToolError("already_returned", "A return for this item is already on file, so it can't be price matched.")
     if (ctx.today - _date(order["placed_on"])).days > PRICE_MATCH_DAYS:
         raise ToolError("outside_price_match_window", "Price matches are available for 15 days after the order "
                         "date, and this order is past that.")
+    if _matched_cents(ctx, order["order_number"], item["sku"]):
+        raise ToolError("already_price_matched", "This item has already been price matched.")
     name = ctx.values.canonical("competitor", competitor)
     listed = name is not None and ctx.db.execute("SELECT 1 FROM competitors WHERE name = ?", (name,)).fetchone()
     if not listed:
         raise ToolError("competitor_not_eligible", "That retailer isn't one we price-match.",
                         {"competitors": [r["name"] for r in ctx.db.execute("SELECT name FROM competitors")]})
     price = _cents(competitor_price, "competitor's price")
+    # The price is checked against the competitor price list Kestrel keeps, never taken on the caller's word.
+    listed = ctx.db.execute("SELECT price_cents FROM competitor_prices WHERE competitor = ? AND sku = ?",
+                            (name, item["sku"])).fetchone()
+    if listed is None or listed["price_cents"] != price:
+        raise ToolError("price_not_verified", f"I can't confirm that price at {name} for this item. Could you check "
+                        "the price on their site again?")
     if price >= item["price_cents"]:
         raise ToolError("not_lower_price", "That price isn't lower than what you paid, so there's no difference to refund.")
-    done = ctx.db.execute("SELECT 1 FROM refunds WHERE order_number = ? AND sku = ? AND kind = 'price_match'",
-                          (order["order_number"], item["sku"])).fetchone()
-    if done:
-        raise ToolError("already_price_matched", "This item has already been price matched.")
     difference = item["price_cents"] - price
     payload = {"order_number": order["order_number"], "sku": item["sku"], "competitor": name,
                "competitor_price_cents": price, "refund_cents": difference}
@@ -380,6 +405,13 @@ def quote_price_match(ctx: ToolContext, order_number: str, sku: str, competitor:
 def confirm_price_match(ctx: ToolContext, price_match_token: str) -> dict:
     customer_id = _verified(ctx)
     quote = _use_token(ctx, price_match_token, "price_match", customer_id)
+    # One match per item, checked again here: two quotes (two competitors) never both pay out.
+    if _matched_cents(ctx, quote["order_number"], quote["sku"]):
+        raise ToolError("already_price_matched", "This item has already been price matched.")
+    order = ctx.db.execute("SELECT * FROM orders WHERE order_number = ?", (quote["order_number"],)).fetchone()
+    if order["status"] == "cancelled" or ctx.db.execute("SELECT 1 FROM returns WHERE order_number = ? AND sku = ?",
+                                                        (quote["order_number"], quote["sku"])).fetchone():
+        raise ToolError("cannot_price_match", "This item was cancelled or returned, so there's nothing to match.")
     cur = ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                          "VALUES (?, ?, ?, 'price_match', ?, 'issued', ?)",
                          (customer_id, quote["order_number"], quote["sku"], quote["refund_cents"], _stamp(ctx)))
@@ -415,7 +447,7 @@ def _return_terms(ctx: ToolContext, customer_id: str, order, item, opened: bool)
     cap = ctx.db.execute("SELECT max_pct FROM state_fee_caps WHERE state = ?", (order["ship_state"],)).fetchone()
     if cap is not None:
         pct = min(pct, cap["max_pct"])
-    fee = _prorate(item["price_cents"], pct, 100)
+    fee = _prorate(_paid_cents(ctx, order, item), pct, 100)
     return {"kind": "standard", "window_days": window, "return_by": return_by.isoformat(), "tier": tier,
             "fee_cents": fee, "fee_pct": pct}
 
@@ -426,12 +458,15 @@ def quote_return(ctx: ToolContext, order_number: str, sku: str, opened: bool) ->
     order = _own_order(ctx, customer_id, order_number)
     item = _item(ctx, order, sku)
     terms = _return_terms(ctx, customer_id, order, item, opened)
-    refund = item["price_cents"] - terms["fee_cents"]
+    paid = _paid_cents(ctx, order, item)
+    refund = paid - terms["fee_cents"]
     payload = {"order_number": order["order_number"], "sku": item["sku"], "kind": terms["kind"],
                "opened": bool(opened), "fee_cents": terms["fee_cents"], "refund_cents": refund}
     token = _issue_token(ctx, "return", customer_id, payload)
     return {"order_number": order["order_number"], "sku": item["sku"], "product": item["name"],
-            "return_type": terms["kind"], "price_paid": _dollars(item["price_cents"]), "opened": bool(opened),
+            "return_type": terms["kind"], "price_paid": _dollars(paid),
+            "price_matched": _dollars(item["price_cents"] - paid) if paid != item["price_cents"] else None,
+            "opened": bool(opened),
             "membership_tier_applied": terms["tier"], "window_days": terms["window_days"],
             "return_by": terms["return_by"], "restocking_fee": _dollars(terms["fee_cents"]),
             "refund_amount": _dollars(refund), "return_token": token,
@@ -633,8 +668,11 @@ def quote_membership_cancellation(ctx: ToolContext) -> dict:
     remaining = (renews - ctx.today).days
     if (ctx.today - started).days <= FULL_REFUND_DAYS:
         rule, refund = "full_refund_within_30_days", m["fee_paid_cents"]
-    else:
-        rule, refund = "prorated", _prorate(m["fee_paid_cents"], remaining, term)
+    else:  # the unused part of each payment: the fee over the term, an upgrade over the days it bought
+        upgrade = m["upgrade_paid_cents"]
+        rule, refund = "prorated", _prorate(m["fee_paid_cents"] - upgrade, remaining, term)
+        if upgrade:
+            refund += _prorate(upgrade, remaining, (renews - _date(m["upgraded_on"])).days)
     token = _issue_token(ctx, "membership_cancel", customer_id,
                          {"membership_id": m["id"], "refund_cents": refund})
     return {"tier": m["tier"], "label": m["label"], "started_on": m["started_on"], "renews_on": m["renews_on"],
@@ -657,6 +695,17 @@ def confirm_membership_cancellation(ctx: ToolContext, cancel_token: str) -> dict
     return {"status": "cancelled", "refund_amount": _dollars(quote["refund_cents"]), "to": "original payment"}
 
 
+def _no_recent_cancellation(ctx: ToolContext, customer_id: str) -> None:
+    """A tier change is an upgrade, never a cancellation (refunded) and a new signup: a membership
+    cancelled in the last 30 days cannot be replaced by a new one by phone."""
+    last = ctx.db.execute("SELECT MAX(cancelled_on) FROM memberships WHERE customer_id = ? AND status = 'cancelled'",
+                          (customer_id,)).fetchone()[0]
+    if last is not None and (ctx.today - _date(last)).days < FULL_REFUND_DAYS:
+        rejoin = _date(last) + dt.timedelta(days=FULL_REFUND_DAYS)
+        raise ToolError("recently_cancelled", "A membership cancelled in the last 30 days can't be restarted by "
+                        f"phone. You can join again from {rejoin.isoformat()}.", {"rejoin_from": rejoin.isoformat()})
+
+
 @tools.tool
 def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
     customer_id = _verified(ctx)
@@ -667,6 +716,7 @@ def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
         raise ToolError("unknown_tier", "We have two memberships, Kestrel Plus and Kestrel Elite. Which one did you mean?")
     m = _active_membership(ctx, customer_id)
     if m is None:
+        _no_recent_cancellation(ctx, customer_id)
         start = ctx.today
         renews = start.replace(year=start.year + 1)
         payload = {"change": "signup", "tier": tier, "charge_cents": target["annual_fee_cents"],
@@ -697,6 +747,7 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
     if quote["change"] == "signup":
         if _active_membership(ctx, customer_id) is not None:
             raise ToolError("already_on_tier", "You already have an active membership.")
+        _no_recent_cancellation(ctx, customer_id)
         ctx.db.execute("INSERT INTO memberships (customer_id, tier, started_on, renews_on, fee_paid_cents, status) "
                        "VALUES (?, ?, ?, ?, ?, 'active')", (customer_id, quote["tier"], quote["started_on"],
                                                               quote["renews_on"], quote["charge_cents"]))
@@ -705,8 +756,9 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
         m = ctx.db.execute("SELECT * FROM memberships WHERE id = ?", (quote["membership_id"],)).fetchone()
         if m["status"] != "active":
             raise ToolError("no_active_membership", "I don't see an active membership on your account.")
-        ctx.db.execute("UPDATE memberships SET tier = ?, fee_paid_cents = fee_paid_cents + ? WHERE id = ?",
-                       (quote["tier"], quote["charge_cents"], m["id"]))
+        ctx.db.execute("UPDATE memberships SET tier = ?, fee_paid_cents = fee_paid_cents + ?, "
+                       "upgrade_paid_cents = upgrade_paid_cents + ?, upgraded_on = ? WHERE id = ?",
+                       (quote["tier"], quote["charge_cents"], quote["charge_cents"], ctx.today.isoformat(), m["id"]))
         kind = "membership_upgrade"
     ctx.db.execute("INSERT INTO charges (customer_id, order_number, kind, amount_cents, created_at) "
                    "VALUES (?, NULL, ?, ?, ?)", (customer_id, kind, quote["charge_cents"], _stamp(ctx)))

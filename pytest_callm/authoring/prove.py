@@ -303,6 +303,8 @@ def spellings(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack) 
         return [f"${amount:,.2f}", f"{amount:,.2f}", f"{amount:g}"]
     if kind in ("email",) or (kind == "contact" and "@" in value):
         return [value.upper(), value.replace("@", " at ").replace(".", " dot ")]
+    if kind == "contact" and re.fullmatch(r"\d+", value.strip()):  # a short code: digits only, no other form
+        return []
     if kind == "contact":  # a web address
         return [f"https://www.{value}/", f"www.{value.upper()}", f"{value}/help"]
     if kind in pack.values.tables:

@@ -52,6 +52,14 @@ CREATE TABLE competitors (               -- the retailers Kestrel price-matches
     name TEXT PRIMARY KEY
 );
 
+CREATE TABLE competitor_prices (         -- the competitors' current prices Kestrel checked (a price match uses these)
+    competitor TEXT NOT NULL REFERENCES competitors(name),
+    sku TEXT NOT NULL REFERENCES products(sku),
+    price_cents INTEGER NOT NULL,
+    checked_on TEXT NOT NULL,
+    PRIMARY KEY (competitor, sku)
+);
+
 CREATE TABLE official_contacts (         -- phone numbers, short codes and email domains Kestrel uses
     contact TEXT PRIMARY KEY,            -- digits for numbers, a domain for email
     kind TEXT NOT NULL,                  -- phone, short_code, email_domain
@@ -99,15 +107,6 @@ CREATE TABLE protection_plans (
     ends_on TEXT NOT NULL
 );
 
-CREATE TABLE tokens (                    -- single-use tokens handed to the agent by quote and hold tools
-    token TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,                  -- return, delivery_change, price_match, membership_cancel,
-                                         -- membership_change, service_hold, service_cancel
-    customer_id TEXT NOT NULL,
-    payload TEXT NOT NULL,               -- JSON: what the quote was for and its amounts
-    used INTEGER NOT NULL DEFAULT 0
-);
-
 -- Compared at hang-up ---------------------------------------------------------------------------
 
 CREATE TABLE customers (
@@ -118,7 +117,17 @@ CREATE TABLE customers (
     billing_zip TEXT NOT NULL,
     card_last4 TEXT NOT NULL,            -- last four digits of the card on file
     home_state TEXT NOT NULL,
-    account_locked INTEGER NOT NULL DEFAULT 0   -- 1 after three failed verifications
+    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed tries since the last success, across calls
+    account_locked INTEGER NOT NULL DEFAULT 0   -- 1 after three failed verifications; staff unlock
+);
+
+CREATE TABLE verifications (             -- every identity check (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    account TEXT,                        -- the customer the details were checked against
+    claimed_name TEXT,                   -- the name the caller gave (none here: ZIP and card only)
+    method TEXT NOT NULL,                -- zip_and_card
+    outcome TEXT NOT NULL,               -- verified, locked, refused (a plain failed try is counted on the customer)
+    created_at TEXT
 );
 
 CREATE TABLE orders (
@@ -174,7 +183,9 @@ CREATE TABLE memberships (
     tier TEXT NOT NULL,                  -- plus, elite
     started_on TEXT NOT NULL,
     renews_on TEXT NOT NULL,             -- end of the paid term
-    fee_paid_cents INTEGER NOT NULL,
+    fee_paid_cents INTEGER NOT NULL,     -- everything paid for this term, upgrades included
+    upgrade_paid_cents INTEGER NOT NULL DEFAULT 0,  -- the part paid by an upgrade, for the days it bought
+    upgraded_on TEXT,
     status TEXT NOT NULL,                -- active, cancelled
     cancelled_on TEXT
 );

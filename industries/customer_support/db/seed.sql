@@ -53,6 +53,17 @@ INSERT INTO recalls (id, model_number, product, hazard, remedy, announced_on) VA
      'Stop using the power bank. Bring it to any Kestrel store for a full refund or a replacement.', '2026-03-16');
 
 INSERT INTO competitors (name) VALUES ('BrightBuy'), ('MegaMart'), ('Tech Depot'), ('Circuit Hub');
+INSERT INTO competitor_prices (competitor, sku, price_cents, checked_on) VALUES
+    ('BrightBuy', 'SKU-1021', 27999, '2026-10-14'),     -- headphones: $20.00 under Kestrel's $299.99
+    ('MegaMart', 'SKU-1021', 31999, '2026-10-14'),      -- edge: not lower
+    ('Tech Depot', 'SKU-1021', 29999, '2026-10-14'),    -- edge: equal is not lower
+    ('Tech Depot', 'SKU-1020', 40999, '2026-10-14'),    -- soundbar: $40.00 under $449.99
+    ('Circuit Hub', 'SKU-1020', 41999, '2026-10-14'),   -- soundbar: $30.00 under
+    ('Circuit Hub', 'SKU-1011', 59999, '2026-10-14'),   -- TV: $50.00 under $649.99
+    ('Tech Depot', 'SKU-1011', 59999, '2026-10-14'),
+    ('MegaMart', 'SKU-1002', 179999, '2026-10-14'),     -- laptop pro: $100.00 under $1,899.99
+    ('BrightBuy', 'SKU-1022', 10999, '2026-10-14'),     -- speaker: $20.00 under $129.99
+    ('BrightBuy', 'SKU-1030', 69900, '2026-10-14');     -- drone: lower, but Kevin Osei's came from a marketplace seller
 
 INSERT INTO official_contacts (contact, kind, used_for) VALUES
     ('8885550100', 'phone', 'Kestrel customer care'),
@@ -86,21 +97,25 @@ INSERT INTO service_slots (id, category, starts_at, location, technician) VALUES
     ('TS-314', 'install', '2026-10-20T13:00', 'in-home', 'Install team B'),                  -- booked by Daniel Kim (Seattle)
     ('TS-315', 'install', '2026-10-22T09:00', 'in-home', 'Install team A');
 
-INSERT INTO customers (id, full_name, phone, email, billing_zip, card_last4, home_state, account_locked) VALUES
-    ('cu_1001', 'Maya Thompson', '3035550141', 'maya.thompson@example.com', '80205', '4417', 'CO', 0),
-    ('cu_1002', 'Daniel Kim', '2065550112', 'dkim.sea@example.com', '98103', '9021', 'WA', 0),      -- edge: same name as cu_1003
-    ('cu_1003', 'Daniel Kim', '5125550187', 'daniel.kim.atx@example.com', '78704', '3350', 'TX', 0),
-    ('cu_1004', 'Priya Nair', '6025550163', 'priya.nair@example.com', '85004', '7788', 'AZ', 0),
-    ('cu_1005', 'Rosa Delgado', '7205550129', 'rosa.delgado@example.com', '80219', '2204', 'CO', 0),
-    ('cu_1006', 'Gregory Hale', '2125550176', 'greg.hale@example.com', '10027', '6612', 'NY', 0),
-    ('cu_1007', 'Aisha Bello', '5035550150', 'aisha.bello@example.com', '97214', '0937', 'OR', 0),
-    ('cu_1008', 'Tomas Reyes', '2145550133', 'tomas.reyes@example.com', '75201', '5519', 'TX', 0),
-    ('cu_1009', 'Linda Park', '4255550190', 'linda.park@example.com', '98004', '8842', 'WA', 0),
-    ('cu_1010', 'Walter Briggs', '4805550118', NULL, '85251', '1460', 'AZ', 1),                 -- edge: locked from earlier failed verifications
-    ('cu_1011', 'Hannah Cole', '7185550145', 'hannah.cole@example.com', '11201', '3077', 'NY', 0),
-    ('cu_1012', 'Omar Haddad', '3035550198', 'omar.haddad@example.com', '80302', '7265', 'CO', 0),
-    ('cu_1013', 'Grace Okafor', '7135550121', 'grace.okafor@example.com', '77002', '5120', 'TX', 0),
-    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0);
+INSERT INTO customers (id, full_name, phone, email, billing_zip, card_last4, home_state, failed_verifications, account_locked) VALUES
+    ('cu_1001', 'Maya Thompson', '3035550141', 'maya.thompson@example.com', '80205', '4417', 'CO', 0, 0),
+    ('cu_1002', 'Daniel Kim', '2065550112', 'dkim.sea@example.com', '98103', '9021', 'WA', 0, 0),      -- edge: same name as cu_1003
+    ('cu_1003', 'Daniel Kim', '5125550187', 'daniel.kim.atx@example.com', '78704', '3350', 'TX', 0, 0),
+    ('cu_1004', 'Priya Nair', '6025550163', 'priya.nair@example.com', '85004', '7788', 'AZ', 0, 0),
+    ('cu_1005', 'Rosa Delgado', '7205550129', 'rosa.delgado@example.com', '80219', '2204', 'CO', 0, 0),
+    ('cu_1006', 'Gregory Hale', '2125550176', 'greg.hale@example.com', '10027', '6612', 'NY', 0, 0),
+    ('cu_1007', 'Aisha Bello', '5035550150', 'aisha.bello@example.com', '97214', '0937', 'OR', 0, 0),
+    ('cu_1008', 'Tomas Reyes', '2145550133', 'tomas.reyes@example.com', '75201', '5519', 'TX', 0, 0),
+    ('cu_1009', 'Linda Park', '4255550190', 'linda.park@example.com', '98004', '8842', 'WA', 0, 0),
+    ('cu_1010', 'Walter Briggs', '4805550118', NULL, '85251', '1460', 'AZ', 3, 1),                 -- edge: locked from earlier failed verifications
+    ('cu_1011', 'Hannah Cole', '7185550145', 'hannah.cole@example.com', '11201', '3077', 'NY', 0, 0),
+    ('cu_1012', 'Omar Haddad', '3035550198', 'omar.haddad@example.com', '80302', '7265', 'CO', 0, 0),
+    ('cu_1013', 'Grace Okafor', '7135550121', 'grace.okafor@example.com', '77002', '5120', 'TX', 0, 0),
+    ('cu_1014', 'Sofia Marquez', '6025550111', 'sofia.marquez@example.com', '85016', '4021', 'AZ', 0, 0),
+    ('cu_1015', 'Nora Lindqvist', '5035550172', 'nora.lindqvist@example.com', '97211', '2846', 'OR', 0, 0),  -- edge: Oregon, no restocking fee
+    ('cu_1016', 'Marisol Vega', '4805550137', 'marisol.vega@example.com', '85281', '6604', 'AZ', 0, 0),      -- edge: dryer on its last return day
+    ('cu_1017', 'Kevin Osei', '5125550166', 'kevin.osei@example.com', '78745', '7310', 'TX', 0, 0),          -- edge: one order, a marketplace item and a Kestrel item
+    ('cu_1018', 'Paula Greene', '6025550184', 'paula.greene@example.com', '85008', '9157', 'AZ', 0, 0);      -- edge: a price-matched soundbar
 
 INSERT INTO orders (order_number, customer_id, placed_on, status, fulfillment, ship_state, scheduled_delivery, delivered_on, carrier) VALUES
     ('KE-100234', 'cu_1001', '2026-09-22', 'delivered', 'parcel', 'CO', NULL, '2026-09-25', 'UPS'),        -- laptop, 19 days: outside 15, inside Plus 30; CO cap
@@ -123,7 +138,11 @@ INSERT INTO orders (order_number, customer_id, placed_on, status, fulfillment, s
     ('KE-100850', 'cu_1012', '2026-10-08', 'delivered', 'parcel', 'CO', NULL, '2026-10-10', 'UPS'),         -- headphones, price-match candidate
     ('KE-100851', 'cu_1012', '2026-10-13', 'in_transit', 'parcel', 'CO', '2026-10-17', NULL, 'FedEx'),      -- TV in transit, price-match candidate
     ('KE-100560', 'cu_1013', '2026-09-02', 'delivered', 'parcel', 'TX', NULL, '2026-09-04', 'UPS'),         -- edge: drone 40 days, inside Elite 45 only
-    ('KE-100333', 'cu_1014', '2026-07-01', 'delivered', 'parcel', 'AZ', NULL, '2026-07-03', 'UPS');         -- laptop with accident plan
+    ('KE-100333', 'cu_1014', '2026-07-01', 'delivered', 'parcel', 'AZ', NULL, '2026-07-03', 'UPS'),         -- laptop with accident plan
+    ('KE-100910', 'cu_1015', '2026-10-03', 'delivered', 'parcel', 'OR', NULL, '2026-10-06', 'UPS'),         -- edge: opened laptop in Oregon, 8 days: no fee
+    ('KE-100930', 'cu_1016', '2026-09-25', 'delivered', 'scheduled', 'AZ', NULL, '2026-09-29', 'Kestrel Delivery'),  -- edge: dryer, 15-day window ends today; 10% fee
+    ('KE-100940', 'cu_1017', '2026-10-09', 'delivered', 'parcel', 'TX', NULL, '2026-10-12', 'UPS'),         -- edge: marketplace drone + Kestrel speaker
+    ('KE-100950', 'cu_1018', '2026-10-06', 'delivered', 'parcel', 'AZ', NULL, '2026-10-09', 'FedEx');       -- edge: soundbar price-matched on 10/12 ($40.00)
 
 INSERT INTO order_items (order_number, sku, price_cents, condition, seller) VALUES
     ('KE-100234', 'SKU-1001', 109999, 'new', 'Kestrel'),
@@ -149,7 +168,12 @@ INSERT INTO order_items (order_number, sku, price_cents, condition, seller) VALU
     ('KE-100850', 'SKU-1021', 29999, 'new', 'Kestrel'),
     ('KE-100851', 'SKU-1011', 64999, 'new', 'Kestrel'),
     ('KE-100560', 'SKU-1030', 79999, 'new', 'Kestrel'),
-    ('KE-100333', 'SKU-1001', 109999, 'new', 'Kestrel');
+    ('KE-100333', 'SKU-1001', 109999, 'new', 'Kestrel'),
+    ('KE-100910', 'SKU-1001', 109999, 'new', 'Kestrel'),
+    ('KE-100930', 'SKU-1041', 89999, 'new', 'Kestrel'),
+    ('KE-100940', 'SKU-1030', 74900, 'new', 'SkyHobby Outlet'),
+    ('KE-100940', 'SKU-1022', 12999, 'new', 'Kestrel'),
+    ('KE-100950', 'SKU-1020', 44999, 'new', 'Kestrel');
 
 INSERT INTO protection_plans (id, customer_id, order_number, sku, plan_type, starts_on, ends_on) VALUES
     ('PP-5490', 'cu_1011', 'KE-099500', 'SKU-1011', 'standard', '2024-09-05', '2026-09-05'),   -- edge: ended last month
@@ -165,13 +189,15 @@ INSERT INTO memberships (id, customer_id, tier, started_on, renews_on, fee_paid_
     (5, 'cu_1009', 'plus', '2025-11-20', '2026-11-20', 5999, 'active', NULL),
     (6, 'cu_1013', 'elite', '2025-12-01', '2026-12-01', 17999, 'active', NULL),
     (7, 'cu_1014', 'plus', '2026-05-20', '2027-05-20', 5999, 'active', NULL),      -- edge: Plus mid-term, upgrade candidate
-    (8, 'cu_1012', 'plus', '2025-03-01', '2026-03-01', 5999, 'cancelled', '2025-08-14');  -- a past membership, not active
+    (8, 'cu_1012', 'plus', '2025-03-01', '2026-03-01', 5999, 'cancelled', '2025-08-14'),  -- a past membership, not active
+    (9, 'cu_1016', 'plus', '2026-01-10', '2027-01-10', 5999, 'active', NULL);      -- edge: Plus gives major appliances no longer window
 
 INSERT INTO returns (id, customer_id, order_number, sku, kind, opened, restocking_fee_cents, refund_cents, method, status, reason, created_at) VALUES
     (1, 'cu_1009', 'KE-100610', 'SKU-1021', 'standard', 1, 0, 29999, 'store_drop_off', 'authorized', 'Did not fit well.', '2026-09-10T15:12');
 
 INSERT INTO refunds (id, customer_id, order_number, sku, kind, amount_cents, status, created_at) VALUES
-    (1, 'cu_1009', 'KE-100610', 'SKU-1021', 'return', 29999, 'issued', '2026-09-10T15:12');
+    (1, 'cu_1009', 'KE-100610', 'SKU-1021', 'return', 29999, 'issued', '2026-09-10T15:12'),
+    (2, 'cu_1018', 'KE-100950', 'SKU-1020', 'price_match', 4000, 'issued', '2026-10-12T15:30');  -- edge: Tech Depot's $409.99
 
 INSERT INTO service_holds (id, slot_id, customer_id, expires_at, status, created_at) VALUES
     (1, 'TS-312', 'cu_1013', '2026-10-14T10:20', 'active', '2026-10-14T10:10'),
