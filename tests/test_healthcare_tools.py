@@ -340,6 +340,15 @@ def test_a_confirmation_goes_to_the_appointments_own_patient_not_whoever_is_veri
                    appointment_id="A-1002")["sent_to_last_four"] == "0133"  # Priya's own visit: her number
 
 
+def test_a_number_the_text_will_not_go_to_is_refused_not_answered_sent(call):
+    call.ok("verify_patient", full_name="Priya Natarajan", date_of_birth="1990-06-21")
+    assert call.error("send_text_message", message_type="appointment_confirmation", appointment_id="A-1002",
+                      phone="646-555-0199") == "number_not_on_file"
+    # The number on file, written any way, is the number the text goes to.
+    assert call.ok("send_text_message", message_type="appointment_confirmation", appointment_id="A-1002",
+                   phone="+1 (917) 555-0133")["sent_to_last_four"] == "0133"
+
+
 def test_directions_can_be_texted_to_a_number_the_caller_gives(call):
     assert call.error("send_text_message", message_type="office_directions", office="Hoboken") == "phone_required"
     assert call.ok("send_text_message", message_type="office_directions", office="Hoboken",

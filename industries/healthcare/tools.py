@@ -508,6 +508,10 @@ def send_text_message(ctx: ToolContext, message_type: str, appointment_id: str |
         row = ctx.db.execute("SELECT * FROM appointments WHERE id = ?", (booked[-1],)).fetchone()
         reference = row["id"]
         patient_id, to = _appointment_phone(ctx, row)
+    if phone and message_type != "office_directions" and _phone_digits(phone) != to:
+        # Only directions go to a number the caller gives; anything else goes to the number on file. A
+        # number the tool will not use is refused, never answered with "sent" to another one.
+        raise ToolError("number_not_on_file", "I can only send that text to the number we have on file.")
     cur = ctx.db.execute("INSERT INTO text_messages (patient_id, phone, message_type, reference, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient_id, to, message_type, str(reference) if reference else None,
                                                     _stamp(ctx)))
