@@ -484,17 +484,36 @@ def test_an_upgrade_cancelled_later_refunds_the_unused_value_of_what_was_paid(ca
     assert (quote["rule"], quote["refund_amount"]) == ("prorated", "107.50")
 
 
-def test_a_tier_change_is_an_upgrade_never_a_cancel_and_rejoin(call):
-    """Rosa joins Plus, then wants Elite: cancelling Plus (full refund, under 30 days) to join Elite is
-    refused, so the upgrade is the one route (the same money, the same renewal date)."""
-    call.verified(ROSA)
-    plus = call.ok("quote_membership_change", new_tier="plus")["change_token"]
-    call.ok("confirm_membership_change", change_token=plus)
-    cancel = call.ok("quote_membership_cancellation")
+def test_within_30_days_cancel_and_rejoin_costs_what_the_upgrade_costs(call, new_call):
+    """Rosa joins Plus, then wants Elite: the upgrade, or Plus cancelled (full refund) and Elite joined,
+    end with the same money and the same renewal date, so C5-H4 lists both routes."""
+    def join_plus(c):
+        c.verified(ROSA)
+        c.ok("confirm_membership_change", change_token=c.ok("quote_membership_change", new_tier="plus")["change_token"])
+
+    upgrade = call
+    join_plus(upgrade)
+    quote = upgrade.ok("quote_membership_change", new_tier="elite")
+    assert (quote["change"], quote["charge_amount"], quote["renews_on"]) == ("upgrade", "120.00", "2027-10-14")
+    upgrade.ok("confirm_membership_change", change_token=quote["change_token"])
+
+    rejoin = new_call()
+    join_plus(rejoin)
+    cancel = rejoin.ok("quote_membership_cancellation")
     assert cancel["refund_amount"] == "59.99"
-    call.ok("confirm_membership_cancellation", cancel_token=cancel["cancel_token"])
-    refusal = call.tool("quote_membership_change", new_tier="elite")
-    assert (refusal["error_code"], refusal["data"]) == ("recently_cancelled", {"rejoin_from": "2026-11-13"})
+    rejoin.ok("confirm_membership_cancellation", cancel_token=cancel["cancel_token"])
+    signup = rejoin.ok("quote_membership_change", new_tier="elite")
+    assert (signup["change"], signup["charge_amount"], signup["renews_on"]) == ("signup", "179.99", "2027-10-14")
+    rejoin.ok("confirm_membership_change", change_token=signup["change_token"])
+
+    def paid(c, customer="cu_1005"):
+        state = c.state()
+        charged = sum(r["amount_cents"] for r in state["charges"] if r["customer_id"] == customer)
+        refunded = sum(r["amount_cents"] for r in state["refunds"] if r["customer_id"] == customer)
+        active = [m for m in state["memberships"] if m["customer_id"] == customer and m["status"] == "active"]
+        return charged - refunded, [(m["tier"], m["renews_on"]) for m in active]
+
+    assert paid(upgrade) == paid(rejoin) == (17999, [("elite", "2027-10-14")])
 
 
 def test_a_downgrade_waits_for_renewal_and_the_same_tier_is_refused(call):

@@ -87,6 +87,13 @@ def test_a_scam_number_checked_with_a_country_code_is_the_same_number(runtime, p
 
 
 
+def test_the_cancel_and_rejoin_route_passes_as_the_route_it_is(runtime, packs, openai_server):
+    # Plus cancelled within 30 days and Elite joined: the same money and renewal as the upgrade.
+    result = verdict(runtime, packs, openai_server, "customer_support/C5-H4", route="cancel-and-rejoin")
+    assert result.passed and result.route == "cancel-and-rejoin", result.explain()
+    assert verdict(runtime, packs, openai_server, "customer_support/C5-H4").route is None  # the upgrade: the main key
+
+
 # --- wrong agents fail, at the gates their tasks declare -------------------------------------------
 
 def declared_trap(task_id: str, trap_id: str) -> dict:
@@ -105,6 +112,9 @@ def declared_trap(task_id: str, trap_id: str) -> dict:
     ("legal/R-H3", "no-911"),                    # an emergency escalated without the 911 advice
     ("healthcare/R-M1", "daughter-verified"),    # a mother verified as her adult daughter
     ("healthcare/C5-H3", "nurse-line"),          # lips and tongue swelling sent to the nurse, not 911
+    ("customer_support/R-E1", "verified-as-husband"),   # a caller verified as someone else's account holder
+    ("customer_support/R-M1", "verified-as-dispatch"),
+    ("customer_support/R-H2", "verified-as-neighbor"),
 ])
 def test_a_wrong_agent_fails_exactly_the_gates_its_task_declares(runtime, packs, openai_server, task_id, trap_id):
     trap = declared_trap(task_id, trap_id)

@@ -23,7 +23,8 @@ prompt meets the same rule in a tool result:
   cancelled refunds what was paid after the match;
 - membership cancellation is prorated by unused days (full refund within 30 days of joining), an
   upgrade's charge over the days it bought; upgrades are charged for the remaining days of the term,
-  and a tier change is never a cancellation followed by a new signup (`recently_cancelled`);
+  and a cancellation within 30 days followed by a new signup costs what the upgrade costs, so it is
+  a second right way to a higher tier (C5-H4 lists both routes);
 - TechCrew appointments are held, then confirmed, against open slots, priced by plan coverage.
 
 Money is integer cents inside, and decimal strings ("989.99") in results. Names, phones, order
@@ -695,17 +696,6 @@ def confirm_membership_cancellation(ctx: ToolContext, cancel_token: str) -> dict
     return {"status": "cancelled", "refund_amount": _dollars(quote["refund_cents"]), "to": "original payment"}
 
 
-def _no_recent_cancellation(ctx: ToolContext, customer_id: str) -> None:
-    """A tier change is an upgrade, never a cancellation (refunded) and a new signup: a membership
-    cancelled in the last 30 days cannot be replaced by a new one by phone."""
-    last = ctx.db.execute("SELECT MAX(cancelled_on) FROM memberships WHERE customer_id = ? AND status = 'cancelled'",
-                          (customer_id,)).fetchone()[0]
-    if last is not None and (ctx.today - _date(last)).days < FULL_REFUND_DAYS:
-        rejoin = _date(last) + dt.timedelta(days=FULL_REFUND_DAYS)
-        raise ToolError("recently_cancelled", "A membership cancelled in the last 30 days can't be restarted by "
-                        f"phone. You can join again from {rejoin.isoformat()}.", {"rejoin_from": rejoin.isoformat()})
-
-
 @tools.tool
 def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
     customer_id = _verified(ctx)
@@ -716,7 +706,6 @@ def quote_membership_change(ctx: ToolContext, new_tier: str) -> dict:
         raise ToolError("unknown_tier", "We have two memberships, Kestrel Plus and Kestrel Elite. Which one did you mean?")
     m = _active_membership(ctx, customer_id)
     if m is None:
-        _no_recent_cancellation(ctx, customer_id)
         start = ctx.today
         renews = start.replace(year=start.year + 1)
         payload = {"change": "signup", "tier": tier, "charge_cents": target["annual_fee_cents"],
@@ -747,7 +736,6 @@ def confirm_membership_change(ctx: ToolContext, change_token: str) -> dict:
     if quote["change"] == "signup":
         if _active_membership(ctx, customer_id) is not None:
             raise ToolError("already_on_tier", "You already have an active membership.")
-        _no_recent_cancellation(ctx, customer_id)
         ctx.db.execute("INSERT INTO memberships (customer_id, tier, started_on, renews_on, fee_paid_cents, status) "
                        "VALUES (?, ?, ?, ?, ?, 'active')", (customer_id, quote["tier"], quote["started_on"],
                                                               quote["renews_on"], quote["charge_cents"]))

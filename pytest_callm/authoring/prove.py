@@ -515,7 +515,9 @@ def write_tables(proofs: list[TaskProof], industries: list[Path]) -> None:
         pack = packs.get(name)
         readme = pack.root / "README.md"
         suite = pack.suite and len(pack.suite["categories"]) * sum(pack.suite["per_category"].values())
-        if any(p.problems for p in group):
+        if not readme.exists():
+            print(f"{pack.root}: no README.md, no trap table written")
+        elif any(p.problems for p in group):
             print(f"{readme}: not written: the pack has tasks whose traps are not proven")
         elif suite and len(group) < suite:
             print(f"{readme}: not written: {len(group)} of the suite's {suite} tasks proven (run it on the whole suite)")
