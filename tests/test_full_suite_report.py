@@ -18,7 +18,9 @@ from test_report_html import browse, chromium  # noqa: F401  (the fixture, and h
 
 PAGE_LIMIT = 1_500_000  # bytes of report.html
 OPEN_LIMIT_S = 2.0  # Chromium's time on the page, beyond its time on a tiny one
-ATTEMPT_LIMIT = 10_000  # bytes the whole run directory grows by per passing attempt
+# Bytes the whole run directory grows by per passing attempt: 9.8 KB when it was set, 10.0 KB once the
+# keys kept what a front desk records (verifications, the screening log, 911 advice).
+ATTEMPT_LIMIT = 11_000
 PAGES = "report"  # the task pages' folder beside report.html
 
 
