@@ -7,6 +7,7 @@ engine and tool server, as `callm prove` does in CI for every locked task.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -147,3 +148,20 @@ def test_the_command_exits_1_on_a_problem_and_0_when_proven(task_with, capsys, m
     (folder / "task.json").write_text(json.dumps(data))
     assert callm(["prove", str(folder)]) == 1
     assert "FAIL trap no-booking" in capsys.readouterr().out
+
+
+def test_a_spelling_the_tool_reads_otherwise_than_the_verifier_is_named(tmp_path, task_with):
+    # A copy of the example pack that declares pet names a kind of person: the verifier forgives
+    # "Dr. Biscuit", the booking tool (exact pet names) does not, and the proof says which value.
+    industries = tmp_path / "packs"
+    shutil.copytree(EXAMPLE_PACK, industries / "vet_clinic")
+    tools = json.loads((industries / "vet_clinic" / "tools.json").read_text())
+    for tool in tools:
+        if tool["function"]["name"] == "book_appointment":
+            tool["scoring"] = {"kinds": {"pet_name": "person"}}
+    (industries / "vet_clinic" / "tools.json").write_text(json.dumps(tools))
+    [proof] = prove([task_with(DROP_BOOKING)], [industries])
+    failed = [p.splitlines()[0] for p in proof.problems]
+    assert "correct spelling fails: exp_tool_calls[3] book_appointment.pet_name 'Biscuit' written 'Dr. Biscuit'" \
+        in failed
+    assert all(p.startswith("correct spelling fails: exp_tool_calls[3] book_appointment.pet_name") for p in failed)

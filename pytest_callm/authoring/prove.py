@@ -319,7 +319,7 @@ def spellings(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack) 
 def spelling_rounds(task: Task, pack: Pack) -> list[Replay]:
     """One replay per round: round r writes every value its r-th other way at once (fast); a round
     that fails is split into its single spellings, so each failure names its value."""
-    singles: list[list[Replay]] = []
+    singles: list[list[tuple[dict[str, Any], Replay]]] = []  # per value: (its change, its replay) per spelling
     for i, call in enumerate(task.exp_tool_calls):
         spec = pack.tools[call.name]
         props = spec.parameters.get("properties", {})
@@ -330,28 +330,20 @@ def spelling_rounds(task: Task, pack: Pack) -> list[Replay]:
             forms = [f for f in forms if not pack.validation_errors(call.name, {**call.parameters, param: f})]
             row = []
             for form in forms:
-                calls, touched = apply_edit(task.exp_tool_calls, [{"set": i, "parameters": {param: form}}])
-                row.append(Replay(task, pack, "spelling", f"exp_tool_calls[{i}] {call.name}.{param} "
-                                  f"{value!r} written {form!r}", calls, list(task.exp_handoff_path),
-                                  edited=frozenset(touched)))
+                change = {"set": i, "parameters": {param: form}}
+                calls, touched = apply_edit(task.exp_tool_calls, [change])
+                row.append((change, Replay(task, pack, "spelling", f"exp_tool_calls[{i}] {call.name}.{param} "
+                                           f"{value!r} written {form!r}", calls, list(task.exp_handoff_path),
+                                           edited=frozenset(touched))))
             if row:
                 singles.append(row)
     rounds = []
     for r in range(max(map(len, singles), default=0)):
-        parts = [row[r] for row in singles if r < len(row)]
-        changes = []
-        for part in parts:
-            changes.extend(_as_change(task, part))
-        calls, _ = apply_edit(task.exp_tool_calls, changes)
+        taken = [row[r] for row in singles if r < len(row)]
+        calls, _ = apply_edit(task.exp_tool_calls, [change for change, _ in taken])
         rounds.append(Replay(task, pack, "spelling", f"spelling round {r + 1}", calls, list(task.exp_handoff_path),
-                             parts=parts))
+                             parts=[single for _, single in taken]))
     return rounds
-
-
-def _as_change(task: Task, single: Replay) -> list[dict[str, Any]]:
-    """The one set-change a single spelling makes, recovered from its calls."""
-    return [{"set": i, "parameters": {k: v for k, v in new.parameters.items() if old.parameters.get(k) != v}}
-            for i, (old, new) in enumerate(zip(task.exp_tool_calls, single.calls)) if old.parameters != new.parameters]
 
 
 # --- playing -----------------------------------------------------------------------------------
