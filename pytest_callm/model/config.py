@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 ORACLE = "oracle"
+POLICY = "policy"  # the model is driven from outside (an RL trainer): the harness asks nothing of it
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 MAX_TOOL_CALL_RESENDS = 3

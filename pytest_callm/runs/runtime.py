@@ -35,7 +35,7 @@ from pytest_callm.phone.line import CleanLine, Line, make_line, warm_up
 from pytest_callm.phone.rewriter import misheard_rewriter
 from pytest_callm.call.simulated_caller import SimulatedCaller
 from pytest_callm.model.protocol import Model, ModelInfrastructureError
-from pytest_callm.model.config import ORACLE, ModelConfig
+from pytest_callm.model.config import ORACLE, POLICY, ModelConfig
 from pytest_callm.call.oracle import OracleModel, ScriptedCaller
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
@@ -89,7 +89,7 @@ class Runtime:
         self.caller_client: OpenAIChatModel | None = None
         self.line_client: OpenAIChatModel | None = None
         self.concurrency = concurrency
-        if model_name != ORACLE and model_config is None:
+        if model_name not in (ORACLE, POLICY) and model_config is None:
             raise ValueError(f"model {model_name!r} needs a model config")
         self._loop = LoopThread()
         self._server = None
@@ -108,7 +108,8 @@ class Runtime:
                         # A call has at most one request of each kind open at a time: pools of
                         # `concurrency` connections (and headroom) never make a call wait for another's.
                         pool = dict(connections=concurrency)
-                        self.client = OpenAIChatModel(model_config, api_key, retry, sampler, **pool)
+                        if model_name != POLICY:
+                            self.client = OpenAIChatModel(model_config, api_key, retry, sampler, **pool)
                         # The caller and the line's rewriter talk through the same client, at their own configs.
                         if caller_config is not None:
                             self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry, **pool)
@@ -137,13 +138,15 @@ class Runtime:
 
     def model_for(self, task: Task, pack: Pack) -> Model:
         """The model under test for one call: the oracle replays this task's key, else the shared client."""
-        if self.client is None:
+        if self.model_name == ORACLE:
             return OracleModel(task, pack, self.limits.max_requests_per_turn)
+        if self.client is None:
+            raise ValueError(f"{self.model_name!r}: the policy is driven from outside (pytest_callm.rl), not asked here")
         return self.client
 
     def caller_for(self, task: Task, pack: Pack, attempt: int, model: Model) -> Caller:
         """A fresh caller for one call (callers keep the conversation, so never reuse one)."""
-        if self.client is None:
+        if self.model_name == ORACLE:
             return ScriptedCaller(model)
         caller = self.caller_factory(task, pack, attempt) if self.caller_factory else None
         if caller is None:
@@ -154,7 +157,7 @@ class Runtime:
 
     def line_for(self, task: Task, attempt: int) -> Line:
         """The phone line of one attempt; its draws depend only on task, attempt and turn."""
-        if self.client is None:
+        if self.model_name == ORACLE:
             return CleanLine()  # the oracle replays a key: nothing to mishear
         rewriter = misheard_rewriter(self.line_client) if self.line_client is not None else None
         return make_line(self.line_spec, task.task_id, attempt, task.customer_name, rewriter=rewriter)
@@ -217,7 +220,7 @@ class Runtime:
                 continue
             finally:
                 if owned:
-                    await self._forget(pack, this_call)
+                    await self.forget_async(pack, this_call)
             trajectory.reruns = run
             after = getattr(who.model, "after_call", None)
             if after is not None:
@@ -228,9 +231,9 @@ class Runtime:
 
     def forget_call(self, pack: Pack, call_id: str) -> None:
         """Remove the call's database once its final state is in the trajectory (unless kept)."""
-        self.run(self._forget(pack, call_id))
+        self.run(self.forget_async(pack, call_id))
 
-    async def _forget(self, pack: Pack, call_id: str) -> None:
+    async def forget_async(self, pack: Pack, call_id: str) -> None:
         if self.keep_calls is not None:
             return
         try:

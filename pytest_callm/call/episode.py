@@ -1,0 +1,231 @@
+"""One call as a stepping environment (DESIGN §5): the policy is asked, the call answers.
+
+`Episode` holds a call's state between the model's replies. `reset()` starts the call (its database,
+the greeting, the caller's first turn through the line) and returns the first observation: what the
+model is asked next (the active agent's system prompt and tools, the messages so far). `step(reply)`
+takes the model's reply, runs its tool calls, and returns the next observation: the tool results in
+the same turn, or the caller's next turn once the agent has spoken. A handoff swaps the system prompt
+and the tool set in place and keeps the history. The call ends when the caller hangs up, when a
+call-ending tool succeeds (`end_call`, or a pack tool listed under `ends_call`), or after
+`max_exchanges`; the last observation is `done` and `trajectory` is then complete.
+
+Whoever owns the policy drives it: the benchmark's engine (`engine.run_call`) asks its model client,
+an RL trainer samples its own policy. Both produce the same trajectory for the same replies. No
+scoring here, and no pytest: the reward is the verdict, computed by whoever knows the task.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_callm.call.caller import Caller
+from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
+from pytest_callm.model.output import clean_text, clip, parse_arguments, safe_reply
+from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall, Usage
+from pytest_callm.phone.line import Line
+from pytest_callm.task.pack import Pack
+from pytest_callm.toolkit import envelope, result_status
+from pytest_callm.toolserver.client import ToolClient
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    max_requests_per_turn: int = 8
+    max_exchanges: int = 30
+
+
+@dataclass
+class Observation:
+    """What the policy is asked next; `done` when the call is over (nothing more to ask)."""
+
+    agent: str  # the active agent
+    system_prompt: str  # its prompt: it changes at a handoff
+    tools: list[dict[str, Any]]  # its tools, OpenAI function format: they change at a handoff
+    messages: list[dict[str, Any]]  # the whole conversation after the system prompt, OpenAI shape
+    new_messages: list[dict[str, Any]]  # the tail of `messages` added since the policy's last reply
+    handoff_from: str | None = None  # the previous agent, when a handoff happened since the last reply
+    exchange: int = 0
+    done: bool = False
+
+    def request(self) -> ModelRequest:
+        return ModelRequest(agent=self.agent, system_prompt=self.system_prompt, messages=self.messages,
+                            tools=self.tools)
+
+
+def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
+    """An OpenAI assistant message (`content`, `tool_calls` with `function.name` and `.arguments`) as
+    a reply. Arguments given as an object rather than a JSON string are written as JSON."""
+    if isinstance(message, ModelReply):
+        return message
+    if not isinstance(message, dict):
+        raise TypeError(f"a reply is an assistant message (a dict) or a ModelReply, not {type(message).__name__}")
+    calls = []
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        fn = tc.get("function") or {}
+        raw = fn.get("arguments")
+        raw = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {}, ensure_ascii=False)
+        calls.append(ToolCall(tc.get("id") or f"call_{uuid.uuid4().hex[:12]}_{i}", fn.get("name") or "", raw))
+    content = message.get("content")
+    if isinstance(content, list):  # content parts: the text ones are what is spoken
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    usage = message.get("usage")
+    return ModelReply(text=content or "", tool_calls=calls, reasoning=message.get("reasoning_content"),
+                      ttft_ms=message.get("ttft_ms"), usage=Usage(**usage) if isinstance(usage, dict) else None)
+
+
+class Episode:
+    """State of one call in progress, advanced one model reply at a time."""
+
+    def __init__(self, *, pack: Pack, caller: Caller, line: Line, tools: ToolClient, call_id: str, task_id: str,
+                 attempt: int, model_name: str, limits: CallLimits = CallLimits()):
+        self.pack, self.caller, self.line, self.tools = pack, caller, line, tools
+        self.limits = limits
+        self.agent = pack.entry_agent
+        self.messages: list[dict[str, Any]] = []
+        self.trajectory = Trajectory(call_id=call_id, task_id=task_id, industry=pack.name, attempt=attempt,
+                                     model=model_name)
+        self.done = False
+        self._t0 = time.perf_counter()
+        self._ended_by: str | None = None
+        self._exchange = 0
+        self._caller_turns = 0
+        self._requests_this_turn = 0
+        self._spoken: list[str] = []  # the agent's words in this turn, for the caller
+        self._asked_at = 0.0  # when the last observation went out: a request starts then
+        self._seen = 0  # messages the policy had seen at its last reply
+        self._agent_seen = self.agent
+
+    def _ms(self) -> float:
+        return round((time.perf_counter() - self._t0) * 1000, 3)
+
+    async def reset(self) -> Observation:
+        # The call's database exists from the start: its final state is the seed if no tool ran.
+        await self.tools.start_call(self.pack.name, self.trajectory.call_id)
+        greeting = self.pack.greeting
+        self.messages.append({"role": "assistant", "content": greeting})
+        self.trajectory.transcript.append(TranscriptTurn("agent", greeting, self._ms(), agent=self.agent))
+        return await self._caller_turn(greeting)
+
+    async def step(self, reply: ModelReply | dict[str, Any]) -> Observation:
+        """The model's reply to the last observation; the next observation."""
+        if self.done:
+            raise RuntimeError(f"call {self.trajectory.call_id} is over: start a new episode")
+        reply = safe_reply(reply_from_message(reply))
+        traj = self.trajectory
+        index = len(traj.requests)
+        traj.requests.append(RequestRecord(
+            index=index, agent=self.agent, exchange=self._exchange, started_ms=self._asked_at,
+            duration_ms=round(self._ms() - self._asked_at, 3), ttft_ms=reply.ttft_ms, text=reply.text,
+            tool_calls=[tc.name for tc in reply.tool_calls], reasoning=reply.reasoning,
+            usage=reply.usage.to_json() if reply.usage else None, notes=list(reply.notes)))
+        self._requests_this_turn += 1
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        if reply.tool_calls:
+            message["tool_calls"] = [{"id": tc.id, "type": "function",
+                                      "function": {"name": tc.name, "arguments": clip(tc.raw_arguments)}}
+                                     for tc in reply.tool_calls]
+        if reply.text or reply.tool_calls:
+            self.messages.append(message)
+        self._seen = len(self.messages)  # the policy knows its own reply
+        if reply.text:
+            self._spoken.append(reply.text)
+            traj.transcript.append(TranscriptTurn("agent", reply.text, self._ms(), agent=self.agent))
+        for tc in reply.tool_calls:
+            record = await self._dispatch(tc, index)
+            self.messages.append({"role": "tool", "tool_call_id": tc.id,
+                                  "content": json.dumps(record.result, ensure_ascii=False)})
+            if self._ended_by:  # nothing runs after the call has ended
+                break
+        if self._ended_by:
+            return await self._finish()
+        if reply.tool_calls and self._requests_this_turn < self.limits.max_requests_per_turn:
+            return self._observe()  # the same turn: the model sees its tools' results
+        if self._exchange >= self.limits.max_exchanges:
+            self._ended_by = "exchange_cap"
+            return await self._finish()
+        return await self._caller_turn(" ".join(self._spoken))
+
+    async def break_call(self, reason: str) -> Observation:
+        """The model cannot answer the last observation (its context overflowed): the call ends
+        there, as the model's failure."""
+        self.trajectory.model_failure = reason
+        self._ended_by = "context_overflow"
+        return await self._finish()
+
+    async def _caller_turn(self, agent_said: str) -> Observation:
+        turn = await self.caller.respond(agent_said)
+        said = clean_text(turn.text or "")  # the caller is a model too
+        if said:
+            atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it
+            heard = await atransmit(said, self._caller_turns) if atransmit else self.line.transmit(
+                said, self._caller_turns)
+            self._caller_turns += 1
+            self.trajectory.transcript.append(TranscriptTurn("caller", said, self._ms(), heard=heard.pieces,
+                                                             line_errors=heard.errors,
+                                                             notes=list(turn.notes or [])))
+            self.messages.extend({"role": "user", "content": piece} for piece in heard.pieces)
+        if turn.hang_up:
+            self._ended_by = "caller_hangup"
+            return await self._finish()
+        self._exchange += 1
+        self.trajectory.exchanges = self._exchange
+        self._requests_this_turn = 0
+        self._spoken = []
+        return self._observe()
+
+    def _observe(self, done: bool = False) -> Observation:
+        handoff_from = self._agent_seen if self._agent_seen != self.agent else None
+        self._agent_seen = self.agent
+        self._asked_at = self._ms()
+        return Observation(agent=self.agent, system_prompt=self.pack.agents[self.agent].prompt,
+                           tools=self.pack.tool_schemas(self.agent), messages=list(self.messages),
+                           new_messages=self.messages[self._seen:], handoff_from=handoff_from,
+                           exchange=self._exchange, done=done)
+
+    async def _finish(self) -> Observation:
+        traj = self.trajectory
+        traj.end_reason = self._ended_by
+        traj.final_state = await self.tools.state(self.pack.name, traj.call_id)
+        traj.duration_ms = self._ms()
+        self.done = True
+        return self._observe(done=True)
+
+    async def _dispatch(self, tc: ToolCall, request_index: int) -> ToolCallRecord:
+        started = self._ms()
+        agent = self.agent
+        spec = self.pack.tools.get(tc.name)
+        kind = spec.kind if spec else "unknown"
+        arguments, problem = parse_arguments(tc.raw_arguments)
+        refused = tc.name not in self.pack.agents[agent].tools
+        if refused:
+            result = envelope(False, {"agent": agent, "available_tools": list(self.pack.agents[agent].tools)},
+                              "tool_not_available", None)
+        elif problem is not None:
+            result = envelope(False, {"problems": [problem]}, "invalid_arguments", None)
+        elif kind == "industry":
+            result = await self.tools.call(self.pack.name, self.trajectory.call_id, tc.name, arguments)
+        else:
+            problems = self.pack.validation_errors(tc.name, self.pack.prepared_arguments(tc.name, arguments))
+            if problems:
+                result = envelope(False, {"problems": problems}, "invalid_arguments", None)
+            elif kind == "handoff":
+                result = envelope(True, {"agent": spec.handoff_target})
+            else:
+                result = envelope(True, {"ended": True})
+        status = result_status(result)
+        record = ToolCallRecord(index=len(self.trajectory.tool_calls), agent=agent, name=tc.name, kind=kind,
+                                arguments=arguments, raw_arguments=clip(tc.raw_arguments), result=result,
+                                status=status, refused=refused, request_index=request_index,
+                                started_ms=started, duration_ms=round(self._ms() - started, 3))
+        self.trajectory.tool_calls.append(record)
+        if status == "ok" and not refused:
+            if kind == "handoff":
+                self.trajectory.handoffs.append(HandoffRecord(agent, spec.handoff_target, record.index))
+                self.agent = spec.handoff_target
+            if spec is not None and spec.ends_call:
+                self._ended_by = "agent_end_call"
+        return record

@@ -1,0 +1,1 @@
+"""CALLM as a reinforcement-learning environment (`environment.py`) and its adapters."""

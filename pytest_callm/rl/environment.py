@@ -1,0 +1,233 @@
+"""CALLM's calls as a reinforcement-learning environment: the trainer owns the policy.
+
+An episode is one call of one task at one seed (the attempt number: the phone line's draws depend on
+task, seed and turn). The caller, the phone line and the tool server live here; the policy is the
+model under test, sampled by whoever drives the episode. `reset` returns the first observation (the
+active agent's system prompt and tools, the greeting and the caller's first heard turn); `step` takes
+the policy's reply (an OpenAI assistant message, or a `ModelReply`) and returns the next observation.
+At the end the reward is the benchmark's verdict on the trajectory: 1.0 when the tools, handoff and
+database gates all pass, else 0.0, with each gate and the verdict's explanation in `info`. No
+language model takes part in the reward. An episode that the environment itself could not play (the
+caller's model or the tool server failed) ends with `reward=None` and the reason in
+`info["infrastructure_error"]`: never a 0 for the policy.
+
+The benchmark plays the same `Episode` (`pytest_callm.call.episode`) with its model client, so a
+trajectory played here and one played by `pytest --callm-model` are the same data.
+
+The caller is the simulated caller on a model config (`caller=ModelConfig`, as the benchmark plays
+it) or, offline, `OpeningCaller`: it says the task's scripted opening line, then one fixed line each
+turn, and never hangs up (the call ends when the agent ends it or at the exchange cap).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_callm.authoring.lock import find_task_files
+from pytest_callm.call.caller import CallerTurn
+from pytest_callm.call.episode import CallLimits, Episode, Observation
+from pytest_callm.call.trajectory import Trajectory
+from pytest_callm.model.config import POLICY, ModelConfig
+from pytest_callm.model.protocol import ModelInfrastructureError, ModelReply
+from pytest_callm.runs.runtime import Runtime, make_call_id
+from pytest_callm.scoring.verdict import score
+from pytest_callm.scoring.verify import Verdict
+from pytest_callm.task.pack import Pack, PackRegistry, default_industries
+from pytest_callm.task.task_file import Task, load_task
+from pytest_callm.toolserver.client import ToolServerError
+
+OPENING = re.compile(r'Open with exactly:\s*"([^"]+)"')
+NOTHING_MORE = "I don't have anything else to add."
+
+
+class OpeningCaller:
+    """The offline caller: the task's opening line (its brief's `Open with exactly: "..."`), then
+    `NOTHING_MORE` every turn. It cannot answer questions, so it suits policies that act on the
+    task's facts (an answer-key policy, a smoke test), not learning to ask."""
+
+    def __init__(self, task: Task):
+        found = OPENING.search(task.raw.get("intent", ""))
+        self.opening = found.group(1) if found else "Hello?"
+        self.turns = 0
+
+    async def respond(self, agent_said: str) -> CallerTurn:
+        self.turns += 1
+        return CallerTurn(self.opening if self.turns == 1 else NOTHING_MORE)
+
+
+def task_key(task: Task) -> str:
+    """An episode's task name: `industry/task_id` (ids repeat across industries)."""
+    return f"{task.industry}/{task.task_id}"
+
+
+def reward_info(verdict: Verdict) -> dict[str, Any]:
+    """The reward's components: each gate, the route a passing call followed, and the explanation."""
+    return {"passed": verdict.passed, "gates": verdict.gates, "route": verdict.route,
+            "explanation": verdict.explain(), "verdict": verdict.to_json()}
+
+
+@dataclass
+class StepResult:
+    observation: Observation
+    done: bool
+    reward: float | None = None  # set when done; None when the episode could not be scored
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Running:
+    """One episode in flight."""
+
+    task: Task
+    pack: Pack
+    episode: Episode
+    seed: int
+
+
+class CallEnvironment:
+    """Episodes of CALLM tasks, many in flight at once (one asyncio loop, one tool server).
+
+    `tasks`: task files or folders (default `tasks/` under `root`); `industries`: pack folders
+    (default those of `root`, as pytest finds them). The async methods run on the environment's
+    loop (`run`/`submit` put a coroutine there); `reset`/`step` are their blocking forms.
+    """
+
+    def __init__(self, tasks: Iterable[Path | str] | None = None, *, root: Path | str | None = None,
+                 industries: Iterable[Path | str] | None = None, caller: ModelConfig | None = None,
+                 caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
+                 tool_server_url: str | None = None, concurrency: int = 256):
+        root = Path(root) if root is not None else Path.cwd()
+        self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
+        self.tasks: dict[str, tuple[Task, Pack]] = {}
+        for path in find_task_files(list(map(Path, tasks)) if tasks is not None else [root / "tasks"]):
+            _, task, pack = load_task(path, self.packs)
+            self.tasks[task_key(task)] = (task, pack)
+        if not self.tasks:
+            raise ValueError(f"no task files in {list(tasks) if tasks is not None else root / 'tasks'}")
+        self.limits = limits
+        caller_factory = None if caller is not None else (lambda task, pack, attempt: OpeningCaller(task))
+        self.runtime = Runtime(POLICY, self.packs.loaded(), tool_server_url, limits, caller_factory=caller_factory,
+                               caller_config=caller, caller_api_key=caller_api_key, line=line,
+                               concurrency=concurrency)
+        self._running: dict[str, Running] = {}
+        self._ids = itertools.count(1)
+
+    # --- the episode API -----------------------------------------------------------------------
+
+    def task_names(self) -> list[str]:
+        return sorted(self.tasks)
+
+    def task(self, name: str) -> tuple[Task, Pack]:
+        try:
+            return self.tasks[name]
+        except KeyError:
+            raise KeyError(f"no task {name!r}: names are industry/task_id, e.g. {self.task_names()[0]}") from None
+
+    async def areset(self, task_name: str, seed: int = 1) -> tuple[str, StepResult]:
+        """Start an episode of `task_name` (`industry/task_id`) at `seed`: (episode id, first step).
+        A caller that hangs up at once gives a first step that is already done."""
+        task, pack = self.task(task_name)
+        runtime = self.runtime
+        episode = Episode(pack=pack, caller=runtime.caller_for(task, pack, seed, None), line=runtime.line_for(task, seed),
+                          tools=runtime.tools, call_id=make_call_id(task.task_id, seed), task_id=task.task_id,
+                          attempt=seed, model_name=POLICY, limits=self.limits)
+        episode_id = f"ep{next(self._ids)}-{episode.trajectory.call_id}"
+        running = self._running[episode_id] = Running(task, pack, episode, seed)
+        return episode_id, await self._advance(episode_id, running, episode.reset())
+
+    async def astep(self, episode_id: str, reply: ModelReply | dict[str, Any]) -> StepResult:
+        """The policy's reply to the episode's last observation; the next step."""
+        running = self._running.get(episode_id)
+        if running is None:
+            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started)")
+        return await self._advance(episode_id, running, running.episode.step(reply))
+
+    async def abreak(self, episode_id: str, reason: str) -> StepResult:
+        """The policy could not answer (its context overflowed): the call ends as its failure."""
+        running = self._running[episode_id]
+        return await self._advance(episode_id, running, running.episode.break_call(reason))
+
+    async def aclose_episode(self, episode_id: str) -> None:
+        """Abandon an episode (its database goes); a finished episode is already closed."""
+        running = self._running.pop(episode_id, None)
+        if running is not None:
+            await self._forget(running)
+
+    def reset(self, task_name: str, seed: int = 1) -> tuple[str, StepResult]:
+        return self.run(self.areset(task_name, seed))
+
+    def step(self, episode_id: str, reply: ModelReply | dict[str, Any]) -> StepResult:
+        return self.run(self.astep(episode_id, reply))
+
+    def trajectory(self, episode_id: str) -> Trajectory:
+        return self._running[episode_id].episode.trajectory
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    async def _advance(self, episode_id: str, running: Running, move) -> StepResult:
+        try:
+            observation = await move
+        except (ModelInfrastructureError, ToolServerError, OSError) as e:
+            # The caller's model or the tool server failed: the environment's fault, not the policy's.
+            self._running.pop(episode_id, None)
+            await self._forget(running)
+            trajectory = running.episode.trajectory
+            return StepResult(Observation(running.episode.agent, "", [], [], [], done=True), True, None,
+                              {"infrastructure_error": f"{type(e).__name__}: {e}", "task": task_key(running.task),
+                               "seed": running.seed, "trajectory": trajectory})
+        if not observation.done:
+            return StepResult(observation, False)
+        self._running.pop(episode_id, None)
+        await self._forget(running)
+        trajectory = running.episode.trajectory
+        verdict = score(running.task, running.pack, trajectory)
+        info = {**reward_info(verdict), "task": task_key(running.task), "seed": running.seed,
+                "end_reason": trajectory.end_reason, "trajectory": trajectory}
+        return StepResult(observation, True, 1.0 if verdict.passed else 0.0, info)
+
+    async def _forget(self, running: Running) -> None:
+        await self.runtime.forget_async(running.pack, running.episode.trajectory.call_id)
+
+    def run(self, coro):
+        """Run a coroutine on the environment's loop and wait for it."""
+        return self.runtime.run(coro)
+
+    def submit(self, coro):
+        """Start a coroutine on the environment's loop; a `concurrent.futures.Future` of its result."""
+        return self.runtime.submit(coro)
+
+    def close(self) -> None:
+        for episode_id in list(self._running):
+            try:
+                self.run(self.aclose_episode(episode_id))
+            except Exception:
+                pass
+        self.runtime.close()
+
+    def __enter__(self) -> CallEnvironment:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+async def play_policy(env: CallEnvironment, task_name: str, policy, seed: int = 1) -> StepResult:
+    """One whole episode with `policy.respond(ModelRequest) -> ModelReply` (any engine `Model`)."""
+    episode_id, result = await env.areset(task_name, seed)
+    while not result.done:
+        reply = await policy.respond(result.observation.request())
+        result = await env.astep(episode_id, reply)
+    return result
+
+
+def gather_on(env: CallEnvironment, coros) -> list[Any]:
+    """Run coroutines concurrently on the environment's loop; their results in order."""
+    async def together():
+        return await asyncio.gather(*coros)
+    return env.run(together())
