@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_callm.authoring.lock import find_task_files
 from pytest_callm.call.caller import CallerTurn
@@ -41,6 +41,9 @@ from pytest_callm.scoring.verify import Verdict
 from pytest_callm.task.pack import Pack, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, load_task
 from pytest_callm.toolserver.client import ToolServerError
+
+if TYPE_CHECKING:  # the client imports the openai SDK, which an offline environment never needs
+    from pytest_callm.model.client import RetryPolicy
 
 OPENING = re.compile(r'Open with exactly:\s*"([^"]+)"')
 NOTHING_MORE = "I don't have anything else to add."
@@ -101,7 +104,7 @@ class CallEnvironment:
     def __init__(self, tasks: Iterable[Path | str] | None = None, *, root: Path | str | None = None,
                  industries: Iterable[Path | str] | None = None, caller: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
-                 tool_server_url: str | None = None, concurrency: int = 256):
+                 tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None):
         root = Path(root) if root is not None else Path.cwd()
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
         self.tasks: dict[str, tuple[Task, Pack]] = {}
@@ -114,7 +117,7 @@ class CallEnvironment:
         caller_factory = None if caller is not None else (lambda task, pack, attempt: OpeningCaller(task))
         self.runtime = Runtime(POLICY, self.packs.loaded(), tool_server_url, limits, caller_factory=caller_factory,
                                caller_config=caller, caller_api_key=caller_api_key, line=line,
-                               concurrency=concurrency)
+                               concurrency=concurrency, retry=retry)
         self._running: dict[str, Running] = {}
         self._ids = itertools.count(1)
 

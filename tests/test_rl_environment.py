@@ -1,0 +1,158 @@
+"""The RL environment: the benchmark's call driven from outside, rewarded by the benchmark's verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from pytest_callm.authoring.prove import mutants
+from pytest_callm.call.oracle import OracleModel, ScriptedModel, plan_answer_key
+from pytest_callm.call.trajectory import Trajectory
+from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.client import RetryPolicy
+from pytest_callm.rl.environment import NOTHING_MORE, CallEnvironment, OpeningCaller, gather_on, play_policy
+from pytest_callm.runs.runtime import Participants, Runtime
+from pytest_callm.scoring.verdict import score
+
+from conftest import REPO
+
+HANDOFF_TASK = "legal/C4-H3"
+
+
+@pytest.fixture(scope="module")
+def env():
+    with CallEnvironment(root=REPO, line="clean") as environment:
+        yield environment
+
+
+def first_value_mutant(env, name):
+    """The task's key with its first constrained value one off (the mutants `callm prove` plays); a
+    task with no constrained value (a refusal, a forbidden tool) gets its first other mutant."""
+    task, pack = env.task(name)
+    made, _ = mutants(task, pack)
+    replay = next((m for m in made if "->" in m.label), made[0])
+    edited = dataclasses.replace(task, exp_tool_calls=replay.calls, exp_handoff_path=replay.path)
+    return replay.label, ScriptedModel(plan_answer_key(edited, pack))
+
+
+def test_every_locked_task_played_by_its_answer_key_earns_reward_1_and_one_wrong_value_earns_0(env):
+    names = env.task_names()
+    assert len(names) == 180
+    right = gather_on(env, [play_policy(env, n, OracleModel(*env.task(n))) for n in names])
+    not_one = {n: r.info.get("explanation") or r.info.get("infrastructure_error")
+               for n, r in zip(names, right) if r.reward != 1.0}
+    assert not not_one
+    assert all(r.done and r.info["gates"] == {"tools": True, "handoff": True, "database": True} for r in right)
+
+    wrong = [first_value_mutant(env, n) for n in names]
+    assert sum("->" in label for label, _ in wrong) >= 150
+    played = gather_on(env, [play_policy(env, n, policy) for n, (_, policy) in zip(names, wrong)])
+    passed = {f"{n}: {label}" for n, (label, _), r in zip(names, wrong, played) if r.reward != 0.0}
+    assert not passed, "a wrong value still earns a reward"
+    for r in played:  # the failing gate, and why, are in the info
+        failing = [g for g, ok in r.info["gates"].items() if not ok]
+        assert failing and all(f"[{g}]" in r.info["explanation"] for g in failing)
+
+
+def test_the_reward_is_the_benchmarks_verdict_on_the_saved_episode(env, tmp_path):
+    names = ["legal/C4-H3", "healthcare/C2-M1", "customer_support/C3-H2", "legal/R-M3"]
+    policies = [OracleModel(*env.task(n)) for n in names] + [first_value_mutant(env, n)[1] for n in names]
+    results = gather_on(env, [play_policy(env, n, p, seed=3) for n, p in zip(names * 2, policies)])
+    for i, r in enumerate(results):  # saved the way a run saves an attempt, read back, scored again
+        (tmp_path / f"{i}.json").write_text(json.dumps(r.info["trajectory"].to_json()))
+    for i, (name, r) in enumerate(zip(names * 2, results)):
+        saved = Trajectory.from_json(json.loads((tmp_path / f"{i}.json").read_text()))
+        verdict = score(*env.task(name), saved)
+        assert (r.reward, r.info["gates"]) == (1.0 if verdict.passed else 0.0, verdict.gates)
+        assert r.info["explanation"] == verdict.explain()
+    assert [r.reward for r in results] == [1.0] * 4 + [0.0] * 4
+
+
+def test_an_episode_and_a_benchmark_call_with_the_same_replies_are_the_same_data(env):
+    task, pack = env.task(HANDOFF_TASK)
+    episode = gather_on(env, [play_policy(env, HANDOFF_TASK, OracleModel(task, pack), seed=2)])[0]
+    runtime = Runtime("oracle", {pack.name: pack})
+    try:
+        model = OracleModel(task, pack)
+        played = runtime.play(task, pack, 2, Participants(model, OpeningCaller(task), env.runtime.line_for(task, 2)),
+                              rerun=False)
+    finally:
+        runtime.close()
+    mine = episode.info["trajectory"]
+
+    def shape(t: Trajectory):
+        return ([(c.agent, c.name, c.arguments, c.result, c.status) for c in t.tool_calls],
+                [(h.from_agent, h.to_agent) for h in t.handoffs], [(r.agent, r.exchange, r.tool_calls) for r in t.requests],
+                [(x.role, x.said, x.heard) for x in t.transcript], t.final_state, t.end_reason, t.exchanges)
+
+    assert shape(mine) == shape(played)
+    assert mine.handoff_path() == task.exp_handoff_path and len(mine.handoffs) >= 1
+
+
+def test_observations_show_the_first_turn_the_tools_results_and_a_handoffs_new_prompt(env):
+    task, pack = env.task(HANDOFF_TASK)
+    episode_id, first = env.reset(HANDOFF_TASK, seed=1)
+    obs = first.observation
+    assert not first.done and first.reward is None
+    assert obs.agent == pack.entry_agent and obs.system_prompt == pack.agents[pack.entry_agent].prompt
+    assert [m["role"] for m in obs.messages] == ["assistant", "user"] and obs.new_messages == obs.messages
+    assert obs.messages[1]["content"] == OpeningCaller(task).opening
+    assert {t["function"]["name"] for t in obs.tools} == set(pack.agents[pack.entry_agent].tools)
+
+    policy = OracleModel(task, pack)
+    seen_handoff = False
+    result = first
+    while not result.done:
+        before = len(result.observation.messages)
+        reply = env.run(policy.respond(result.observation.request()))
+        result = env.step(episode_id, reply)
+        o = result.observation
+        assert o.messages[:before] == result.observation.messages[:before]
+        assert o.new_messages == o.messages[before + 1:]  # all that came after the policy's own reply
+        if o.handoff_from is not None and not result.done:
+            seen_handoff = True
+            assert o.agent != o.handoff_from and o.system_prompt == pack.agents[o.agent].prompt
+            assert {t["function"]["name"] for t in o.tools} == set(pack.agents[o.agent].tools)
+    assert seen_handoff and result.reward == 1.0 and result.info["end_reason"] == "agent_end_call"
+    with pytest.raises(KeyError, match="no episode"):
+        env.step(episode_id, {"role": "assistant", "content": "hello?"})
+
+
+def test_replies_in_openai_message_shape_are_played_like_model_replies(env):
+    episode_id, result = env.reset("legal/C1-E1", seed=1)
+    result = env.step(episode_id, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "no_such_tool", "arguments": {"x": 1}}}]})
+    tool = result.observation.new_messages[-1]
+    assert tool["role"] == "tool" and json.loads(tool["content"])["error_code"] == "tool_not_available"
+    result = env.step(episode_id, {"role": "assistant", "content": [{"type": "text", "text": "Goodbye."}]})
+    assert result.observation.new_messages == [{"role": "user", "content": NOTHING_MORE}]
+    trajectory = env.trajectory(episode_id)
+    assert [t.said for t in trajectory.transcript if t.role == "agent"][-1] == "Goodbye."
+    assert trajectory.tool_calls[0].raw_arguments == '{"x": 1}'
+    env.run(env.aclose_episode(episode_id))
+
+
+def test_an_unknown_task_names_the_form_of_a_task_name(env):
+    with pytest.raises(KeyError, match="industry/task_id"):
+        env.reset("C4-H3")
+
+
+def test_a_caller_whose_model_fails_ends_the_episode_as_infrastructure_not_as_reward_0(openai_server_at_500):
+    caller = ModelConfig(name="caller", model="scripted", base_url=openai_server_at_500, api_key_env=None)
+    with CallEnvironment([REPO / "tasks" / "legal" / "C1-E1"], root=REPO, caller=caller,
+                         retry=RetryPolicy(tries=2, backoff_s=0.01)) as env:
+        _, result = env.reset("legal/C1-E1")
+    assert result.done and result.reward is None
+    assert "infrastructure_error" in result.info and "passed" not in result.info
+
+
+@pytest.fixture
+def openai_server_at_500():
+    """An OpenAI-compatible server that answers every request with HTTP 500."""
+    from openai_server import ScriptedServer
+
+    with ScriptedServer() as server:
+        server.state.steps.extend({"status": 500} for _ in range(50))
+        yield server.base_url
