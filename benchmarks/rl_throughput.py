@@ -1,0 +1,219 @@
+"""Episodes in flight: can one process keep a trainer's policy server busy?
+
+A local OpenAI-compatible policy server (tests/openai_server.py, in its own process) follows the answer
+key of one task (legal C4-H3 by default: 15 policy requests, a handoff, a database write) and sends
+the first token of every reply `--delay-ms` (300) after the request arrives. One process holds
+`--in-flight` (256) episodes of `pytest_callm.rl.CallEnvironment` at once, each sampling the policy
+through the project's streaming OpenAI client (the sampler a trainer would plug in), until
+`--episodes` (768) have finished; the default phone line sits between caller and policy.
+
+It prints:
+
+  episodes/s     finished episodes per second of wall time (after start-up)
+  utilization    policy-request seconds / (in-flight slots x (last reply - first request)): the share
+                 of slot time spent waiting on the policy rather than on the environment
+  TTFT - delay   the time to first token the episodes recorded, minus the served delay: the
+                 environment's own overhead on the measurement (median, p95, max)
+  env ms/step    environment time between a reply and the next request, per step (median, p95)
+  rewards        how many episodes earned 1.0 (all should: the policy follows the key)
+
+Run from the repository root:  python benchmarks/rl_throughput.py [--in-flight 256] [--episodes 768]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import aiohttp  # noqa: E402
+
+from pytest_callm.model.client import OpenAIChatModel, RetryPolicy  # noqa: E402
+from pytest_callm.model.config import ModelConfig  # noqa: E402
+from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall  # noqa: E402
+from pytest_callm.rl.environment import CallEnvironment  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_policy_server(task: Path, delay_ms: float) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(REPO / "tests" / "openai_server.py"), "--port", str(port),
+                               "--delay-ms", str(delay_ms), "--task", str(task),
+                               "--industries", str(REPO / "industries")], cwd=REPO)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return server, f"http://127.0.0.1:{port}/v1"
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise SystemExit("the policy server did not start")
+
+
+class LeanSampler:
+    """A trainer's sampler at its leanest: one aiohttp session, streamed chat completions parsed by
+    hand, the time to the first text or tool-call delta noted. What the environment costs shows
+    here; `--client project` uses the project's own client (the openai SDK) instead."""
+
+    def __init__(self, base_url: str, connections: int):
+        self.url = base_url + "/chat/completions"
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections))
+
+    async def respond(self, request: ModelRequest) -> ModelReply:
+        body = {"model": "scripted", "stream": True, "tools": request.tools,
+                "messages": [{"role": "system", "content": request.system_prompt}, *request.messages]}
+        start = time.perf_counter()
+        ttft = None
+        text: list[str] = []
+        calls: dict[int, dict] = {}
+        async with self.session.post(self.url, json=body) as response:
+            response.raise_for_status()
+            async for line in response.content:
+                if not line.startswith(b"data: ") or line.startswith(b"data: [DONE]"):
+                    continue
+                chunk = json.loads(line[6:])
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    if (delta.get("content") or delta.get("tool_calls")) and ttft is None:
+                        ttft = (time.perf_counter() - start) * 1000
+                    text.append(delta.get("content") or "")
+                    for tc in delta.get("tool_calls") or []:
+                        call = calls.setdefault(tc["index"], {"id": "", "name": "", "arguments": ""})
+                        fn = tc.get("function") or {}
+                        call["id"] += tc.get("id") or ""
+                        call["name"] += fn.get("name") or ""
+                        call["arguments"] += fn.get("arguments") or ""
+        return ModelReply(text="".join(text), ttft_ms=ttft,
+                          tool_calls=[ToolCall(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items())])
+
+    async def aclose(self) -> None:
+        await self.session.close()
+
+
+class TimedPolicy:
+    """The sampler, with each request's start and end noted."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+        self.spans: list[tuple[float, float]] = []
+
+    async def respond(self, request):
+        start = time.perf_counter()
+        reply = await self.sampler.respond(request)
+        self.spans.append((start, time.perf_counter()))
+        return reply
+
+
+async def episodes(env: CallEnvironment, name: str, policy: TimedPolicy, total: int, in_flight: int):
+    env_gaps: list[float] = []
+    results = []
+    seeds = iter(range(1, total + 1))
+
+    async def slot():
+        for seed in seeds:
+            episode_id, result = await env.areset(name, seed)
+            while not result.done:
+                reply = await policy.respond(result.observation.request())
+                stepped = time.perf_counter()
+                result = await env.astep(episode_id, reply)
+                if not result.done:
+                    env_gaps.append(time.perf_counter() - stepped)
+            results.append(result)
+
+    await asyncio.gather(*(slot() for _ in range(in_flight)))
+    return results, env_gaps
+
+
+async def make_lean(base_url: str, connections: int) -> LeanSampler:
+    return LeanSampler(base_url, connections)  # its session belongs to the environment's loop
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: list[float], q: float) -> float:
+    return sorted(values)[min(len(values) - 1, int(q * len(values)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", default="legal/C4-H3")
+    parser.add_argument("--in-flight", type=int, default=256)
+    parser.add_argument("--episodes", type=int, default=768)
+    parser.add_argument("--delay-ms", type=float, default=300.0)
+    parser.add_argument("--client", choices=["lean", "project"], default="lean",
+                        help="the policy's sampler: a lean aiohttp one, or the project's client (openai SDK)")
+    args = parser.parse_args()
+    task_dir = REPO / "tasks" / args.task
+    server, base_url = start_policy_server(task_dir / "task.json", args.delay_ms)
+    try:
+        started = time.perf_counter()
+        env = CallEnvironment([task_dir], root=REPO, concurrency=args.in_flight)
+        ready = time.perf_counter()
+        if args.client == "lean":
+            client = env.run(make_lean(base_url, args.in_flight))
+        else:
+            config = ModelConfig(name="policy", model="scripted", base_url=base_url, api_key_env=None)
+            client = OpenAIChatModel(config, None, RetryPolicy(), connections=args.in_flight)
+        policy = TimedPolicy(client)
+        try:
+            cpu_before = (time.process_time(), cpu_s(env.runtime._server._proc.pid), cpu_s(server.pid))
+            results, env_gaps = env.run(episodes(env, args.task, policy, args.episodes, args.in_flight))
+            done = time.perf_counter()
+            cpu = [after - before for before, after in zip(cpu_before, (
+                time.process_time(), cpu_s(env.runtime._server._proc.pid), cpu_s(server.pid)))]
+            env.run(client.aclose())
+        finally:
+            env.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    first = min(s for s, _ in policy.spans)
+    last = max(e for _, e in policy.spans)
+    busy = sum(e - s for s, e in policy.spans)
+    utilization = busy / (args.in_flight * (last - first))
+    ttft = [r.ttft_ms - args.delay_ms for res in results for r in res.info["trajectory"].requests
+            if r.ttft_ms is not None]
+    rewards = sum(1 for r in results if r.reward == 1.0)
+    steps = len(policy.spans)
+    print(f"task {args.task}: {args.episodes} episodes, {args.in_flight} in flight, policy first token after "
+          f"{args.delay_ms:.0f} ms; {steps} policy requests ({steps / args.episodes:.1f} an episode)")
+    print(f"environment start      {ready - started:6.2f} s (task load, tool server)")
+    print(f"wall (episodes)        {done - ready:6.2f} s   ideal {steps * args.delay_ms / 1000 / args.in_flight:.2f} s")
+    print(f"episodes/s             {args.episodes / (done - ready):6.1f}")
+    print(f"utilization            {utilization:6.3f}")
+    print(f"TTFT - delay (ms)      median {statistics.median(ttft):.1f}, p95 {pct(ttft, 0.95):.1f}, "
+          f"max {max(ttft):.1f}")
+    print(f"env ms/step            median {1000 * statistics.median(env_gaps):.1f}, "
+          f"p95 {1000 * pct(env_gaps, 0.95):.1f}")
+    print(f"CPU s                  environment {cpu[0]:.1f} (its process: episodes, line, sampler), "
+          f"tool server {cpu[1]:.1f}, policy server {cpu[2]:.1f}")
+    print(f"rewards 1.0            {rewards} of {len(results)}")
+    others = collections.Counter((r.reward, (r.info.get("explanation") or r.info.get("infrastructure_error", ""))[:200])
+                                 for r in results if r.reward != 1.0)
+    for (reward, why), n in others.most_common(3):
+        print(f"  {n} x reward {reward}: {why}")
+
+
+if __name__ == "__main__":
+    main()
