@@ -34,7 +34,7 @@ def copy_as(lab, source, task_id: str, change=lambda data: None):
     data = json.loads(source.read_text())
     data["task_name"] = f"{task_id}: {data['task_name'].split(': ', 1)[1]}"
     change(data)
-    path = lab / "legal" / task_id / "task.json"
+    path = lab / data["metadata"]["industry"] / task_id / "task.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(data, indent=2))
     return path
@@ -69,6 +69,18 @@ def test_a_copy_with_one_value_changed_is_still_near_identical(lab, capsys):
     copy_as(lab, SAMPLE, "T7-H1", packet_by_text)
     code, lines = split_check(capsys, lab)
     assert code == 2 and "(similarity 0.92 >= 0.8)" in lines[0]  # 23 of 25 items shared
+
+
+def test_a_copy_of_another_route_of_a_locked_task_is_refused_naming_the_route(lab, capsys):
+    def take_the_route(data):  # the other route's key, written as the whole answer key of a new task
+        route, = data.pop("routes")
+        data.update(exp_tool_calls=route["exp_tool_calls"], exp_db_state=route["exp_db_state"], traps=[])
+
+    copy = copy_as(lab, LOCKED / "customer_support" / "C5-H4" / "task.json", "T7-H1", take_the_route)
+    code, lines = split_check(capsys, lab)
+    assert code == 2
+    assert lines[0] == (f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to route "
+                        "cancel-and-rejoin of tasks/customer_support/C5-H4/task.json (customer_support/C5-H4)")
 
 
 def test_the_locked_suite_against_itself_is_refused_task_by_task(lab, capsys):

@@ -122,10 +122,10 @@ def clashes(training: list[LoadedTask], evaluation: list[LoadedTask],
                 out.append(Clash(t, e, f"task id {t.task.task_id} is also the evaluation task"))
             score, route_t, route_e = closest_keys(t, e)
             if score >= threshold:
-                where = "".join([f" (route {route_t})" if route_t else "",
-                                 f" against route {route_e}" if route_e else ""])
-                out.append(Clash(t, e, f"answer key{where} is near-identical (similarity {score:.2f} >= "
-                                       f"{threshold}) to that of"))
+                ours = f" (route {route_t})" if route_t else ""
+                theirs = f"route {route_e} of" if route_e else "that of"
+                out.append(Clash(t, e, f"answer key{ours} is near-identical (similarity {score:.2f} >= "
+                                       f"{threshold}) to {theirs}"))
     return out
 
 
