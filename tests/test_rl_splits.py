@@ -155,7 +155,8 @@ def test_a_training_task_that_does_not_load_is_named_with_its_field(lab, capsys)
     copy = copy_as(lab, SAMPLE, "T7-H1", unknown_tool)
     code, lines = split_check(capsys, lab)
     assert code == 2
-    assert lines[0] == f"does not load: {copy}: $.exp_tool_calls[2].name: unknown tool 'check_conflicts' of pack 'legal'"
+    assert lines[0] == (f"does not load: {copy}: $.exp_tool_calls[2].name: unknown tool 'check_conflicts' of "
+                        "pack 'legal'")
     code, lines = split_check(capsys, lab / "missing")
     assert code == 2 and lines[0] == f"does not load: {lab / 'missing'}: no such file or folder"
 
