@@ -11,6 +11,11 @@
                                       compare saved runs side by side
     callm report DIR                  (re)write the HTML report of a run
     callm merge DIR... --out DIR      join shard runs (--callm-shard=I/N) into one run
+    callm split-check TRAIN... [--eval DIR]
+                                      refuse a training set that shares task ids or near-identical
+                                      answer keys with the evaluation set (default: tasks/)
+    callm export PATHS... --out FILE.jsonl
+                                      one dataset row per task (prompt, info, answer key hash)
 """
 
 from __future__ import annotations
@@ -42,6 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.runs.merge import main as merge_main
 
         return merge_main(argv[1:])
+    if argv[:1] == ["split-check"]:
+        from pytest_callm.rl.splits import main as split_check_main
+
+        return split_check_main(argv[1:])
+    if argv[:1] == ["export"]:
+        from pytest_callm.rl.dataset import main as export_main
+
+        return export_main(argv[1:])
     if argv[:1] == ["prove"]:
         from pytest_callm.authoring.prove import main as prove_main
 
@@ -71,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
     sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
+    sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
+    sub.add_parser("export", help="write the tasks as dataset rows, JSON lines (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries

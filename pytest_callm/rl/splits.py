@@ -1,0 +1,183 @@
+"""A training set that cannot leak into the evaluation set: `callm split-check TRAIN... [--eval tasks]`.
+
+The locked suite (`tasks/`) is the evaluation set. A training task is refused when, in the same
+industry, it
+
+- has the same task id as an evaluation task (episodes, exports and runs name a task
+  `industry/task_id`, so the two would be one name), or
+- has an answer key near-identical to an evaluation task's: the similarity of the two keys is at
+  least `NEAR_IDENTICAL` (0.8).
+
+The similarity of two answer keys is the Jaccard index of their items, counted as multisets
+(shared items over all items). A key's items are, for each expected call, `(tool, "status", the
+expected status)` and `(tool, parameter, normal form of the value)` for each constrained parameter
+(free-text ones are never compared by the verifier, so they do not count here either), plus one item
+for the whole expected handoff path. Values are put in normal form by the pack's own kinds
+(`pytest_callm.normalize`, as the verifier reads them), so "+1 (206) 555-0220" is "206-555-0220" and
+"Harborline Industries, Inc." is "Harborline Industries": a respelled copy is a copy. Every key of a
+task counts (the main one and each route's); the closest pair decides.
+
+Why 0.8: over the 5,310 pairs of distinct locked tasks of the same industry, the median similarity
+is 0.06, the 99th percentile 0.48, and the highest 0.71, except four pairs at 0.875 and 1.0 that
+share their facts on purpose (the same caller and answer key played with a different caller
+behaviour). 0.8 lies in the gap: a key of nine items or more with one value changed is still
+refused ((n-1)/(n+1) >= 0.8); the median key has twelve items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_callm.authoring.lock import find_task_files
+from pytest_callm.rl.environment import task_key
+from pytest_callm.task.pack import Pack, PackError, PackRegistry, default_industries
+from pytest_callm.task.task_file import Task, TaskError, load_task
+
+NEAR_IDENTICAL = 0.8
+HANDOFF_PATH = "handoff path"
+
+
+@dataclass(frozen=True)
+class LoadedTask:
+    task: Task
+    pack: Pack
+
+    @property
+    def name(self) -> str:
+        return task_key(self.task)
+
+
+def load_tasks(paths: Iterable[Path], packs: PackRegistry) -> tuple[list[LoadedTask], list[str]]:
+    """Every task file under `paths`, and the load problems of those that do not load (file and field named)."""
+    loaded, problems = [], []
+    files = find_task_files(paths)
+    for path in files:
+        try:
+            _, task, pack = load_task(path, packs)
+        except TaskError as e:
+            problems.extend(f"{e.path}: {problem}" for problem in e.problems)
+            continue
+        loaded.append(LoadedTask(task, pack))
+    problems.extend(f"{p}: no such file or folder" for p in map(Path, paths) if not p.exists())
+    return loaded, problems
+
+
+def key_items(key: Task, pack: Pack) -> Counter:
+    """The items of one answer key (see the module's doc), as a multiset."""
+    items: Counter = Counter()
+    for call in key.exp_tool_calls:
+        spec = pack.tools[call.name]
+        items[(call.name, "status", call.status)] += 1
+        for param, value in call.parameters.items():
+            if param not in spec.free_text:
+                items[(call.name, param, pack.values.key(spec.kinds.get(param), value))] += 1
+    items[(HANDOFF_PATH, tuple(key.exp_handoff_path))] += 1
+    return items
+
+
+def similarity(a: Counter, b: Counter) -> float:
+    """Multiset Jaccard: shared items over all items."""
+    union = sum((a | b).values())
+    return sum((a & b).values()) / union if union else 1.0
+
+
+@dataclass(frozen=True)
+class Clash:
+    training: LoadedTask
+    evaluation: LoadedTask
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.training.task.path}: {self.reason} {self.evaluation.task.path} ({self.evaluation.name})"
+
+
+def closest_keys(a: LoadedTask, b: LoadedTask) -> tuple[float, str | None, str | None]:
+    """The highest similarity between any key of `a` and any key of `b`, and the routes it is between."""
+    best: tuple[float, Any, Any] = (-1.0, None, None)
+    for ka in a.task.keys():
+        items_a = key_items(ka, a.pack)
+        for kb in b.task.keys():
+            score = similarity(items_a, key_items(kb, b.pack))
+            if score > best[0]:
+                best = (score, ka.route_id, kb.route_id)
+    return best
+
+
+def clashes(training: list[LoadedTask], evaluation: list[LoadedTask],
+            threshold: float = NEAR_IDENTICAL) -> list[Clash]:
+    """Each training task that shares an id or a near-identical answer key with an evaluation task of its industry."""
+    by_industry: dict[str, list[LoadedTask]] = {}
+    for e in evaluation:
+        by_industry.setdefault(e.task.industry, []).append(e)
+    out = []
+    for t in training:
+        for e in by_industry.get(t.task.industry, []):
+            if t.task.task_id == e.task.task_id:
+                out.append(Clash(t, e, f"task id {t.task.task_id} is also the evaluation task"))
+            score, route_t, route_e = closest_keys(t, e)
+            if score >= threshold:
+                ours = f" (route {route_t})" if route_t else ""
+                theirs = f"route {route_e} of" if route_e else "that of"
+                out.append(Clash(t, e, f"answer key{ours} is near-identical (similarity {score:.2f} >= "
+                                       f"{threshold}) to {theirs}"))
+    return out
+
+
+def repeated_names(tasks: list[LoadedTask]) -> list[str]:
+    """Two files that are one task name (`industry/task_id`): an environment could hold only one of them."""
+    first: dict[str, LoadedTask] = {}
+    out = []
+    for t in tasks:
+        if t.name in first:
+            out.append(f"{t.task.path}: task {t.name} is also {first[t.name].task.path}: two files, one task name")
+        first.setdefault(t.name, t)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="callm split-check",
+        description="refuse a training set that shares task ids or near-identical answer keys with the evaluation set")
+    parser.add_argument("paths", nargs="+", type=Path, help="the training set's task files or folders")
+    parser.add_argument("--eval", dest="evaluation", action="append", type=Path,
+                        help="the evaluation set (repeatable; default: tasks/, the locked suite)")
+    parser.add_argument("--industries", action="append", default=[], type=Path,
+                        help="extra folder holding industry packs (repeatable)")
+    parser.add_argument("--threshold", type=float, default=NEAR_IDENTICAL,
+                        help=f"answer-key similarity from which two keys are near-identical (default {NEAR_IDENTICAL})")
+    args = parser.parse_args(argv)
+    if not 0 < args.threshold <= 1:
+        parser.error(f"--threshold {args.threshold}: must be more than 0 and at most 1")
+    try:
+        packs = PackRegistry(default_industries(Path.cwd()) + args.industries)
+        training, train_problems = load_tasks(args.paths, packs)
+        evaluation, eval_problems = load_tasks(args.evaluation or [Path("tasks")], packs)
+    except PackError as e:
+        print(e, file=sys.stderr)
+        return 2
+    for line in train_problems:
+        print(f"does not load: {line}")
+    for line in eval_problems:
+        print(f"evaluation set does not load: {line}")
+    for label, tasks, problems, paths in (("training", training, train_problems, args.paths),
+                                          ("evaluation", evaluation, eval_problems, args.evaluation or ["tasks"])):
+        if not tasks and not problems:
+            print(f"{label} set: no task files in {', '.join(map(str, paths))}")
+            return 2
+    found = clashes(training, evaluation, args.threshold)
+    for clash in found:
+        print(f"clash: {clash}")
+    repeated = repeated_names(training)
+    for line in repeated:
+        print(f"clash: {line}")
+    refused = bool(found or repeated or train_problems or eval_problems)
+    print(f"{len(training)} training task(s) against {len(evaluation)} evaluation task(s): "
+          f"{len(found) + len(repeated)} clash(es), {len(train_problems) + len(eval_problems)} file(s) that do not "
+          f"load; {'refused' if refused else 'no leak found'}")
+    return 2 if refused else 0
