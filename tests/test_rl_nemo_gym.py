@@ -20,7 +20,7 @@ from pytest_callm.model.client import OpenAIChatModel
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.protocol import ModelRequest
 from pytest_callm.rl.nemo_gym import SESSION_HEADER
-from pytest_callm.rl.nemo_gym_server import nemo_gym_server
+from pytest_callm.rl.nemo_gym_server import dataset_rows, nemo_gym_server
 from pytest_callm.task.pack import PackRegistry
 
 from conftest import REPO
@@ -185,3 +185,13 @@ def test_a_call_the_environment_cannot_finish_is_an_infrastructure_error_never_a
     verdict = http.post("/verify", json={"responses_create_params": {"input": []}, "response": {"output": []}})
     assert verdict.status_code == 502 and verdict.json()["error_code"] == "infrastructure_error"
     assert "reward" not in verdict.json() and "not the policy's failure" in verdict.json()["message"]
+
+
+def test_dataset_rows_hold_the_first_observation_of_their_task_and_seed(server, http):
+    rows = dataset_rows(server.url, [TASK], seeds=[1, 1])
+    assert [(r["task"], r["seed"]) for r in rows] == [(TASK, 1), (TASK, 1)]
+    assert rows[0] == rows[1]  # the offline caller: the same first observation at every seeding
+    assert rows[0]["responses_create_params"] == seeded(http)["responses_create_params"]
+    http.post("/close")
+    with pytest.raises(ValueError, match="legal/NOPE"):
+        dataset_rows(server.url, ["legal/NOPE"])

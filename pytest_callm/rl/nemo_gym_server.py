@@ -14,7 +14,8 @@ to the caller therefore goes through `say`, and `/verify` ends a call still open
 
 Run it: `python -m pytest_callm.rl.nemo_gym_server --pack industries/legal --task tasks/legal`
 prints `CALLM_TOOL_SERVER_URL http://127.0.0.1:PORT` and serves until its stdin closes;
-`nemo_gym_server(packs, tasks)` is the same as a `ToolServer` to start from Python.
+`nemo_gym_server(packs, tasks)` is the same as a `ToolServer` to start from Python, and
+`dataset_rows(url, tasks, seeds)` writes the rows NeMo Gym's agents read.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ class NemoGymRoutes:
         return await asyncio.wrap_future(env.submit(coro))
 
     def _session(self, request: Request) -> Session | JSONResponse:
-        sid = request.cookies.get(SESSION_COOKIE) or request.headers.get(SESSION_HEADER)
+        sid = request.headers.get(SESSION_HEADER) or request.cookies.get(SESSION_COOKIE)  # a header is deliberate
         if not sid:
             return _error(400, "no_session", f"no session: POST /seed_session first, then send its "
                                              f"{SESSION_COOKIE} cookie (or the {SESSION_HEADER} header)")
@@ -288,6 +289,26 @@ def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line
     """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`)."""
     extra = [arg for t in tasks for arg in ("--task", str(Path(t).resolve()))] + ["--line", line]
     return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra)
+
+
+def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) -> list[dict[str, Any]]:
+    """NeMo Gym dataset rows (`task`, `seed`, `responses_create_params`) for the server at `url`: each
+    the first observation of a session seeded and closed. NeMo Gym's simple agent sends a row's own
+    `responses_create_params`, not the seed response's; that is the same observation when the first
+    caller turn is fixed by task and seed (the offline caller), not with a caller played by a model."""
+    import httpx  # a client's need, not the server's
+
+    rows = []
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for task in tasks:
+            for seed in seeds:
+                seeded = http.post("/seed_session", json={"task": task, "seed": seed})
+                if seeded.status_code != 200:
+                    raise ValueError(f"{task} seed {seed}: {seeded.json().get('message', seeded.text)}")
+                body = seeded.json()
+                http.post("/close", headers={SESSION_HEADER: body["session_id"]})
+                rows.append({"task": task, "seed": seed, "responses_create_params": body["responses_create_params"]})
+    return rows
 
 
 def main(argv: list[str] | None = None) -> None:
