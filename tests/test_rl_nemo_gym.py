@@ -195,3 +195,13 @@ def test_dataset_rows_hold_the_first_observation_of_their_task_and_seed(server, 
     http.post("/close")
     with pytest.raises(ValueError, match="legal/NOPE"):
         dataset_rows(server.url, ["legal/NOPE"])
+
+
+def test_after_the_call_ends_nothing_more_runs_until_it_is_verified(http):
+    seeded(http)
+    ended = http.post("/end_call", json={"reason": "caller is done"}).json()
+    assert ended["call_over"] and ended["end_reason"] == "agent_end_call"
+    late = http.post("/say", json={"text": "One more thing."})
+    assert late.status_code == 409 and late.json()["error_code"] == "call_over"
+    assert http.post("/verify", content=b"{not json").status_code == 400
+    assert http.post("/verify", json={"responses_create_params": {}, "response": {}}).json()["reward"] == 0.0
