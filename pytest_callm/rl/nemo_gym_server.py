@@ -218,9 +218,9 @@ class NemoGymRoutes:
                                              "does not serve")
         env = await self.env(request)
         _, pack = env.task(session.task)
-        if name != SAY and name not in pack.tools:
-            return _error(404, "unknown_tool", f"no tool {name!r} in {pack.name}: the tools are "
-                                               f"{[t['name'] for t in pack_tools(pack)]}")
+        offered = [t["name"] for t in pack_tools(pack)]
+        if name not in offered:  # never offered to the model: not a call of the benchmark's either
+            return _error(404, "unknown_tool", f"no tool {name!r} in {pack.name}: the tools are {offered}")
         if name == SAY:
             said = await self._body(request, SayRequest)
             if isinstance(said, JSONResponse):
