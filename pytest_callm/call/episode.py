@@ -156,6 +156,14 @@ class Episode:
         self._ended_by = "context_overflow"
         return await self._finish()
 
+    async def end(self, reason: str) -> Observation:
+        """The policy's side stops without ending the call by a tool (an RL rollout that stopped
+        asking): the call ends there with `reason` as its end, and is scored as it stands."""
+        if self.done:
+            raise RuntimeError(f"call {self.trajectory.call_id} is over: start a new episode")
+        self._ended_by = reason
+        return await self._finish()
+
     async def _caller_turn(self, agent_said: str) -> Observation:
         turn = await self.caller.respond(agent_said)
         said = clean_text(turn.text or "")  # the caller is a model too

@@ -156,6 +156,14 @@ class CallEnvironment:
         running = self._running[episode_id]
         return await self._advance(episode_id, running, running.episode.break_call(reason))
 
+    async def aend(self, episode_id: str, reason: str) -> StepResult:
+        """The policy stopped before the call ended (its rollout is over): the call ends as it stands
+        and is scored."""
+        running = self._running.get(episode_id)
+        if running is None:
+            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started)")
+        return await self._advance(episode_id, running, running.episode.end(reason))
+
     async def aclose_episode(self, episode_id: str) -> None:
         """Abandon an episode (its database goes); a finished episode is already closed."""
         running = self._running.pop(episode_id, None)

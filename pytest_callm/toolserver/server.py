@@ -8,6 +8,10 @@ Routes, per pack:
     POST /packs/{pack}/call           create the call's database (X-Call-Id), from the seed
     DELETE /packs/{pack}/call         remove it, once the call's final state has been read
 
+More routes can be mounted on the same app (`mounts`: callables given the app once its own routes
+are in place), so a layer above, such as an RL adapter, serves from this server without this layer
+knowing it.
+
 Every answer is the result envelope. Bad arguments (schema violations, nesting too deep, lone
 surrogates, too long) are an `ok: false` envelope with `error_code: invalid_arguments` (HTTP 200:
 the model is meant to read it); a body that is not JSON is a 400, a missing or malformed call id a
@@ -31,6 +35,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import uvicorn
@@ -46,6 +51,7 @@ from pytest_callm.toolkit import Session, ToolContext, ToolError, envelope
 SORRY = "Sorry, something went wrong on my side with that request."
 DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the system temp folder
 OWNER_FILE = "owner.pid"  # in each: the pid of the server that owns it (leftovers of a killed one are swept)
+Mount = Callable[[FastAPI], None]  # adds routes to the tool server's app
 _PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\s\\/'\"]+[\\/])+[^\s\\/'\"]*")
 
 
@@ -96,7 +102,7 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
     return result
 
 
-def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
+def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = ()) -> FastAPI:
     stores = {name: CallStore(pack, data_dir) for name, pack in packs.items()}
     app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -190,6 +196,8 @@ def create_app(packs: dict[str, Pack], data_dir: Path) -> FastAPI:
 
     app.add_exception_handler(HTTPException, not_found)
     app.add_exception_handler(Exception, crashed)
+    for mount in mounts:
+        mount(app)
     return app
 
 
@@ -202,16 +210,22 @@ class ToolServer:
     """
 
     READY = "CALLM_TOOL_SERVER_URL "
+    ENTRY = "pytest_callm.toolserver.server"
 
-    def __init__(self, packs: dict[str, Pack], port: int = 0, data_dir: Path | None = None):
+    def __init__(self, packs: dict[str, Pack], port: int = 0, data_dir: Path | None = None, *,
+                 entry: str = ENTRY, extra_args: Iterable[str] = ()):
+        """`entry`: the module run as the child (its `main` takes this one's options plus
+        `extra_args`, and serves with mounts of its own)."""
         self.pack_dirs = [p.root for p in packs.values()]
+        self.entry = entry
+        self.extra_args = list(extra_args)
         self.port = port
         self.data_dir = data_dir  # None: a scratch folder, removed when the server stops
         self.url = ""
         self._proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30.0) -> "ToolServer":
-        cmd = [sys.executable, "-m", "pytest_callm.toolserver.server", "--port", str(self.port)]
+        cmd = [sys.executable, "-m", self.entry, "--port", str(self.port), *self.extra_args]
         if self.data_dir is not None:
             cmd += ["--data-dir", str(Path(self.data_dir).resolve())]
         for d in self.pack_dirs:
@@ -292,7 +306,7 @@ class _ScratchDir:
 
 
 def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: bool = True,
-          data_dir: Path | None = None) -> None:
+          data_dir: Path | None = None, mounts: Iterable[Mount] = ()) -> None:
     """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
 
     Call databases live in `data_dir` when given (kept afterwards, for debugging), else in a scratch
@@ -310,7 +324,7 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir)), log_level="warning", access_log=False,
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts), log_level="warning", access_log=False,
                                 lifespan="off")
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -334,16 +348,24 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         thread.join(timeout=10)
 
 
-def main(argv: list[str] | None = None) -> None:
+def server_arguments(description: str):
+    """The options every tool server entry takes (`ToolServer` passes them); an entry adds its own."""
     import argparse
 
-    parser = argparse.ArgumentParser(description="pytest-callm tool server (started by the plugin)")
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--pack", action="append", required=True, type=Path)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, help="keep the call databases in this folder")
-    args = parser.parse_args(argv)
-    serve(args.pack, args.port, announce=lambda url: print(ToolServer.READY + url, flush=True),
-          data_dir=args.data_dir)
+    return parser
+
+
+def announce_ready(url: str) -> None:
+    print(ToolServer.READY + url, flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = server_arguments("pytest-callm tool server (started by the plugin)").parse_args(argv)
+    serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir)
 
 
 if __name__ == "__main__":

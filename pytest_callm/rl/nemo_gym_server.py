@@ -1,0 +1,334 @@
+"""CALLM's calls as a NeMo Gym resources server, mounted on the tool server (bodies: `nemo_gym.py`).
+
+A session is one call (one `CallEnvironment` episode): `POST /seed_session {"task", "seed"}` starts
+it and answers the first observation as Responses API parameters (the entry agent's prompt as a
+system message, the greeting and the caller's first heard words; as tools, every tool some agent of
+the pack owns, plus `say`). NeMo Gym keeps one tool list for a whole rollout, so a handoff cannot
+swap it: the handoff's output names the new agent, its prompt and its tools, and a tool the active
+agent does not own is refused exactly as in the benchmark (`tool_not_available`, HTTP 200: the model
+is meant to read it). Each `POST /{tool_name}` is one model request of the benchmark's trajectory
+with that one tool call; `POST /say {"text"}` is one request with that text and no tool call, so the
+caller answers. NeMo Gym's agent loop ends when the model answers without a function call: speech
+to the caller therefore goes through `say`, and `/verify` ends a call still open (end reason
+`rollout_ended`) and scores it as it stands with the benchmark's verifier.
+
+Run it: `python -m pytest_callm.rl.nemo_gym_server --pack industries/legal --task tasks/legal`
+prints `CALLM_TOOL_SERVER_URL http://127.0.0.1:PORT` and serves until its stdin closes;
+`nemo_gym_server(packs, tasks)` is the same as a `ToolServer` to start from Python, and
+`dataset_rows(url, tasks, seeds)` writes the rows NeMo Gym's agents read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+
+from pytest_callm.call.episode import CallLimits, Observation
+from pytest_callm.model.config import ModelConfig
+from pytest_callm.rl.environment import CallEnvironment, StepResult
+from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOKIE, SESSION_HEADER,
+                                      RESERVED_NAMES, CloseResponse, ErrorResponse, Handoff,
+                                      ResponsesCreateParams, SayRequest, SeedSessionRequest,
+                                      SeedSessionResponse, ToolResponse, VerifyRequest, VerifyResponse)
+from pytest_callm.task.pack import Pack
+from pytest_callm.toolserver.server import ToolServer, announce_ready, serve, server_arguments
+
+ENTRY = "pytest_callm.rl.nemo_gym_server"
+
+
+def _json(status: int, body: BaseModel) -> JSONResponse:
+    return JSONResponse(body.model_dump(mode="json"), status_code=status)
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return _json(status, ErrorResponse(error_code=code, message=message))
+
+
+def responses_tool(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pack tool's Chat Completions schema as a Responses API function tool."""
+    fn = schema["function"]
+    return {"type": "function", "name": fn["name"], "description": fn.get("description", ""),
+            "parameters": fn.get("parameters") or {"type": "object", "properties": {}}, "strict": False}
+
+
+def pack_tools(pack: Pack) -> list[dict[str, Any]]:
+    """Every tool some agent of the pack owns (in the pack's order), then `say`."""
+    owned = {t for agent in pack.agents.values() for t in agent.tools}
+    return [responses_tool(spec.schema) for name, spec in pack.tools.items() if name in owned] + [SAY_TOOL]
+
+
+def input_items(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat messages as Responses API input items (messages, function calls and their outputs)."""
+    items: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "tool":
+            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"]})
+            continue
+        if m.get("content"):
+            items.append({"type": "message", "role": m["role"], "content": m["content"]})
+        for tc in m.get("tool_calls") or []:
+            items.append({"type": "function_call", "call_id": tc["id"], "name": tc["function"]["name"],
+                          "arguments": tc["function"]["arguments"]})
+    return items
+
+
+def tool_names(observation: Observation) -> list[str]:
+    return [t["function"]["name"] for t in observation.tools]
+
+
+@dataclass
+class Session:
+    episode_id: str
+    task: str
+    seed: int
+    last: StepResult
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one model request at a time, as in a call
+
+
+class NemoGymRoutes:
+    """The mount (`ToolServer`'s hook): the routes, and the environment behind them.
+
+    The environment talks to this same server over loopback, as the benchmark's engine does, so it
+    is built once the server answers: `prepare(url)` starts that in a thread as soon as the server
+    is up, and the first request waits for it (or builds it, when nothing prepared it). It runs
+    its episodes on its own loop; the routes wait on them from the server's."""
+
+    def __init__(self, tasks: Iterable[Path | str] | None, industries: Iterable[Path | str], *,
+                 line: str = "default", caller: ModelConfig | None = None, caller_api_key: str | None = None,
+                 limits: CallLimits = CallLimits(), concurrency: int = 256):
+        self.settings = dict(tasks=list(tasks) if tasks is not None else None, industries=list(industries),
+                             line=line, caller=caller, caller_api_key=caller_api_key, limits=limits,
+                             concurrency=concurrency)
+        self.sessions: dict[str, Session] = {}
+        self._env: CallEnvironment | None = None
+        self._building: concurrent.futures.Future | None = None
+        self._starting = asyncio.Lock()
+
+    def __call__(self, app: FastAPI) -> None:
+        app.add_route("/seed_session", self.seed_session, methods=["POST"])
+        app.add_route("/verify", self.verify, methods=["POST"])
+        app.add_route("/close", self.close, methods=["POST"])
+        app.add_route("/{tool_name}", self.tool, methods=["POST"])
+
+    # --- plumbing ------------------------------------------------------------------------------
+
+    def prepare(self, url: str) -> None:
+        """Start building the environment against the server at `url` (which answers already)."""
+        if self._building is None:
+            builder = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="callm-nemo-env")
+            self._building = builder.submit(self._build, url)
+            builder.shutdown(wait=False)  # its one thread ends with the build
+
+    def _build(self, url: str) -> CallEnvironment:
+        env = CallEnvironment(tool_server_url=url, **self.settings)
+        clashes = sorted({f"{pack.name}.{t}" for _, pack in env.tasks.values() for t in pack.tools
+                          if t in RESERVED_NAMES})
+        if clashes:
+            env.close()
+            raise ValueError(f"tools named like the NeMo Gym routes cannot be served: {clashes}")
+        return env
+
+    async def env(self, request: Request) -> CallEnvironment:
+        async with self._starting:
+            if self._env is None:
+                self.prepare(str(request.base_url).rstrip("/"))
+                self._env = await asyncio.wrap_future(self._building)
+        return self._env
+
+    def shutdown(self) -> None:
+        """End the calls in flight (their databases go) and the environment's loop and connections."""
+        if self._building is not None and self._building.done() and self._building.exception() is None:
+            self._building.result().close()
+
+    async def _on_env(self, env: CallEnvironment, coro):
+        return await asyncio.wrap_future(env.submit(coro))
+
+    def _session(self, request: Request) -> Session | JSONResponse:
+        sid = request.headers.get(SESSION_HEADER) or request.cookies.get(SESSION_COOKIE)  # a header is deliberate
+        if not sid:
+            return _error(400, "no_session", f"no session: POST /seed_session first, then send its "
+                                             f"{SESSION_COOKIE} cookie (or the {SESSION_HEADER} header)")
+        session = self.sessions.get(sid)
+        if session is None:
+            return _error(404, "unknown_session", f"no session {sid!r} here (never seeded, verified, or closed)")
+        return session
+
+    @staticmethod
+    async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
+        raw = await request.body()
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError:
+            return _error(400, "bad_request", f"{request.url.path}: the body is not JSON")
+        try:
+            return model.model_validate(data)
+        except ValidationError as e:
+            problems = "; ".join(f"{'.'.join(map(str, p['loc'])) or 'body'}: {p['msg']}" for p in e.errors())
+            return _error(422, "invalid_body", f"{request.url.path}: {problems}")
+
+    @staticmethod
+    def _infrastructure(result: StepResult) -> JSONResponse:
+        """The call could not be played (the environment already removed its database)."""
+        return _error(502, "infrastructure_error", f"the environment could not play the call (not the "
+                                                   f"policy's failure): {result.info['infrastructure_error']}")
+
+    # --- routes --------------------------------------------------------------------------------
+
+    async def seed_session(self, request: Request) -> JSONResponse:
+        body = await self._body(request, SeedSessionRequest)
+        if isinstance(body, JSONResponse):
+            return body
+        env = await self.env(request)
+        try:
+            env.task(body.task)
+        except KeyError as e:
+            return _error(404, "unknown_task", e.args[0])
+        sid, result = await self._on_env(env, env.areset(body.task, body.seed))
+        if "infrastructure_error" in result.info:
+            return self._infrastructure(result)
+        self.sessions[sid] = Session(sid, body.task, body.seed, result)
+        obs = result.observation
+        _, pack = env.task(body.task)
+        params = ResponsesCreateParams(input=[{"type": "message", "role": "system", "content": obs.system_prompt},
+                                              *input_items(obs.messages)], tools=pack_tools(pack))
+        call_id = (result.info["trajectory"] if result.done else env.trajectory(sid)).call_id
+        response = _json(200, SeedSessionResponse(
+            session_id=sid, call_id=call_id, task=body.task, seed=body.seed, agent=obs.agent,
+            agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done))
+        response.set_cookie(SESSION_COOKIE, sid, httponly=True, samesite="strict")
+        return response
+
+    async def tool(self, request: Request) -> JSONResponse:
+        session = self._session(request)
+        if isinstance(session, JSONResponse):
+            return session
+        name = request.path_params["tool_name"]
+        if name in RESERVED_NAMES and name != SAY:
+            return _error(404, "not_served", f"POST /{name} is part of NeMo Gym's contract that this server "
+                                             "does not serve")
+        env = await self.env(request)
+        _, pack = env.task(session.task)
+        offered = [t["name"] for t in pack_tools(pack)]
+        if name not in offered:  # never offered to the model: not a call of the benchmark's either
+            return _error(404, "unknown_tool", f"no tool {name!r} in {pack.name}: the tools are {offered}")
+        if name == SAY:
+            said = await self._body(request, SayRequest)
+            if isinstance(said, JSONResponse):
+                return said
+            reply: dict[str, Any] = {"role": "assistant", "content": said.text}
+        else:  # the raw body, as a model's arguments string: the episode parses it as the engine does
+            raw = (await request.body()).decode("utf-8", errors="surrogateescape")
+            reply = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{uuid.uuid4().hex[:16]}", "type": "function",
+                 "function": {"name": name, "arguments": raw or "{}"}}]}
+        async with session.lock:
+            if "infrastructure_error" in session.last.info:
+                return self._infrastructure(session.last)
+            if session.last.done:
+                return _error(409, "call_over", "the call is over: POST /verify for its reward")
+            result = await self._on_env(env, env.astep(session.episode_id, reply))
+            session.last = result  # a failure stays the session's answer, for /verify too
+        if "infrastructure_error" in result.info:
+            return self._infrastructure(result)
+        obs = result.observation
+        tool_out = next((m for m in obs.new_messages if m["role"] == "tool"), None) if name != SAY else None
+        handoff = None
+        if obs.handoff_from is not None:
+            handoff = Handoff(previous_agent=obs.handoff_from, agent=obs.agent, instructions=obs.system_prompt,
+                              agent_tools=tool_names(obs))
+        return _json(200, ToolResponse(
+            result=json.loads(tool_out["content"]) if tool_out else None,
+            heard=[m["content"] for m in obs.new_messages if m["role"] == "user"], handoff=handoff,
+            call_over=result.done, end_reason=result.info.get("end_reason") if result.done else None))
+
+    async def verify(self, request: Request) -> JSONResponse:
+        body = await self._body(request, VerifyRequest)
+        if isinstance(body, JSONResponse):
+            return body
+        session = self._session(request)
+        if isinstance(session, JSONResponse):
+            return session
+        env = await self.env(request)
+        async with session.lock:
+            result = session.last
+            if not result.done:  # the rollout stopped with the call open: it ends as it stands
+                result = await self._on_env(env, env.aend(session.episode_id, ROLLOUT_ENDED))
+            self.sessions.pop(session.episode_id, None)
+        if "infrastructure_error" in result.info:
+            return self._infrastructure(result)
+        info = result.info
+        return _json(200, VerifyResponse(
+            **body.model_dump(), reward=result.reward,
+            reward_components={gate: 1.0 if ok else 0.0 for gate, ok in info["gates"].items()},
+            passed=info["passed"], route=info["route"], explanation=info["explanation"],
+            end_reason=info["end_reason"], session_id=session.episode_id, task=session.task, seed=session.seed))
+
+    async def close(self, request: Request) -> JSONResponse:
+        session = self._session(request)
+        if isinstance(session, JSONResponse):
+            return session
+        env = await self.env(request)
+        async with session.lock:
+            self.sessions.pop(session.episode_id, None)
+            await self._on_env(env, env.aclose_episode(session.episode_id))
+        return _json(200, CloseResponse(success=True, message=f"session {session.episode_id} closed"))
+
+
+def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line: str = "default",
+                    port: int = 0, data_dir: Path | None = None) -> ToolServer:
+    """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`)."""
+    extra = [arg for t in tasks for arg in ("--task", str(Path(t).resolve()))] + ["--line", line]
+    return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra)
+
+
+def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) -> list[dict[str, Any]]:
+    """NeMo Gym dataset rows (`task`, `seed`, `responses_create_params`) for the server at `url`: each
+    the first observation of a session seeded and closed. NeMo Gym's simple agent sends a row's own
+    `responses_create_params`, not the seed response's; that is the same observation when the first
+    caller turn is fixed by task and seed (the offline caller), not with a caller played by a model."""
+    import httpx  # a client's need, not the server's
+
+    rows = []
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for task in tasks:
+            for seed in seeds:
+                seeded = http.post("/seed_session", json={"task": task, "seed": seed})
+                if seeded.status_code != 200:
+                    raise ValueError(f"{task} seed {seed}: {seeded.json().get('message', seeded.text)}")
+                body = seeded.json()
+                http.post("/close", headers={SESSION_HEADER: body["session_id"]})
+                rows.append({"task": task, "seed": seed, "responses_create_params": body["responses_create_params"]})
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = server_arguments("the pytest-callm tool server with NeMo Gym resources-server routes")
+    parser.add_argument("--task", action="append", type=Path,
+                        help="task file or folder to serve (repeatable; default: tasks/ here)")
+    parser.add_argument("--line", default="default", help="the phone line: default, clean, or a profile file")
+    args = parser.parse_args(argv)
+    industries = sorted({str(Path(p).resolve().parent) for p in args.pack})
+    routes = NemoGymRoutes(args.task, industries, line=args.line)
+
+    def ready(url: str) -> None:
+        routes.prepare(url)
+        announce_ready(url)
+
+    try:
+        serve(args.pack, args.port, announce=ready, data_dir=args.data_dir, mounts=[routes])
+    finally:
+        routes.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""The NeMo Gym resources-server routes, over HTTP: the tool server with them mounted, on loopback.
+
+The policy is the local OpenAI-compatible server following a task's answer key (through the
+project's streaming client); the loop between it and the routes plays NeMo Gym's agent: each
+function call is posted to `/{name}`, words for the caller go through `say`, and the rollout's
+Responses API output is posted to `/verify`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
+from pytest_callm.model.client import OpenAIChatModel
+from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.protocol import ModelRequest
+from pytest_callm.rl.nemo_gym import SESSION_HEADER
+from pytest_callm.rl.nemo_gym_server import dataset_rows, nemo_gym_server
+from pytest_callm.task.pack import PackRegistry
+
+from conftest import REPO
+
+TASK = "legal/C4-H3"  # reception -> screening -> intake: two handoffs
+TASK_PATH = REPO / "tasks" / TASK / "task.json"
+INDUSTRIES = REPO / "industries"
+ROW = {"task": TASK, "seed": 1, "responses_create_params": {"input": []}}  # a dataset row's fields
+
+
+@pytest.fixture(scope="module")
+def server():
+    packs = PackRegistry([INDUSTRIES])
+    packs.get("legal")
+    with nemo_gym_server(packs.loaded(), [TASK_PATH.parent], line="clean") as srv:
+        yield srv
+
+
+@pytest.fixture
+def http(server):
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        yield client
+
+
+def chat_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {k: tool[k] for k in ("name", "description", "parameters")}}
+
+
+async def rollout(url: str, policy_url: str) -> tuple[dict, list[dict], dict]:
+    """One rollout as NeMo Gym's agent would play it: (seed response, tool responses, verify response)."""
+    model = OpenAIChatModel(ModelConfig(name="follower", model="scripted", base_url=policy_url, api_key_env=None),
+                            None)
+    outputs: list[dict] = []  # the rollout's Responses API output items
+    answers: list[dict] = []
+    async with httpx.AsyncClient(base_url=url, timeout=30) as nemo:
+        seed = (await nemo.post("/seed_session", json=ROW)).json()
+        params = seed["responses_create_params"]
+        system, history = params["input"][0]["content"], params["input"][1:]
+        # The answer-key policy reads a Chat Completions history: the items, as chat messages.
+        messages = [{"role": m["role"], "content": m["content"]} for m in history]
+        tools = [chat_tool(t) for t in params["tools"]]
+        over = False
+        while not over:
+            reply = await model.respond(ModelRequest(agent="", system_prompt=system, messages=messages, tools=tools))
+            if not reply.tool_calls:  # words for the caller: the `say` function
+                calls = [("say", json.dumps({"text": reply.text}), f"say_{len(outputs)}")]
+                messages.append({"role": "assistant", "content": reply.text})
+            else:
+                calls = [(tc.name, tc.raw_arguments, tc.id) for tc in reply.tool_calls]
+                messages.append({"role": "assistant", "content": reply.text or None, "tool_calls": [
+                    {"id": tc.id, "type": "function", "function": {"name": tc.name, "arguments": tc.raw_arguments}}
+                    for tc in reply.tool_calls]})
+            for name, arguments, call_id in calls:
+                response = await nemo.post(f"/{name}", content=arguments)
+                assert response.status_code == 200, response.text
+                answer = response.json()
+                answers.append(answer)
+                outputs += [{"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments},
+                            {"type": "function_call_output", "call_id": call_id, "output": response.text}]
+                if name != "say":
+                    messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(answer["result"])})
+                messages += [{"role": "user", "content": heard} for heard in answer["heard"]]
+                if answer["handoff"]:
+                    system = answer["handoff"]["instructions"]
+                if answer["call_over"]:
+                    over = True
+                    break
+        verify = await nemo.post("/verify", json={"responses_create_params": params,
+                                                  "response": {"output": outputs}})
+        assert verify.status_code == 200, verify.text
+    await model.aclose()
+    return seed, answers, verify.json()
+
+
+def play(server, openai_server, **follow) -> tuple[dict, list[dict], dict]:
+    openai_server.reset(agent=AnswerKeyAgent(TASK_PATH, INDUSTRIES, **follow))
+    return asyncio.run(rollout(server.url, openai_server.base_url))
+
+
+def test_the_answer_key_played_through_the_routes_earns_reward_1(server, openai_server):
+    seed, answers, verdict = play(server, openai_server)
+    assert seed["agent"] == "reception" and "transfer_to_screening" in seed["agent_tools"]
+    assert "check_conflict" not in seed["agent_tools"]  # screening's tool, offered in the list all the same
+    assert {t["name"] for t in seed["responses_create_params"]["tools"]} >= {"check_conflict", "say"}
+    handoffs = [a["handoff"] for a in answers if a["handoff"]]
+    assert [(h["previous_agent"], h["agent"]) for h in handoffs] == [("reception", "screening"),
+                                                                       ("screening", "intake")]
+    assert "check_conflict" in handoffs[0]["agent_tools"] and "screening" in handoffs[0]["instructions"]
+    assert answers[-1]["call_over"] and answers[-1]["end_reason"] == "agent_end_call"
+    assert verdict["reward"] == 1.0 and verdict["passed"], verdict["explanation"]
+    assert verdict["reward_components"] == {"tools": 1.0, "handoff": 1.0, "database": 1.0}
+    assert verdict["session_id"] == seed["session_id"] and verdict["task"] == TASK
+    assert verdict["response"]["output"][0]["type"] == "function_call"  # the request, echoed as NeMo Gym does
+
+
+def test_one_changed_value_earns_0_with_the_failing_gates(server, openai_server):
+    # The task's trap: the intake packet sent by text rather than by email.
+    _, _, verdict = play(server, openai_server, edit={"calls": [{"set": 9, "parameters": {"channel": "text"}}]})
+    assert verdict["reward"] == 0.0 and not verdict["passed"]
+    assert verdict["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0}
+    assert "send_intake_packet" in verdict["explanation"]
+
+
+def seeded(http) -> dict:
+    response = http.post("/seed_session", json=ROW)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_requests_without_a_known_session_or_tool_are_refused_clearly(http):
+    bare = httpx.Client(base_url=str(http.base_url))  # no cookie
+    assert bare.post("/lookup_caller", json={}).json()["error_code"] == "no_session"
+    missing = bare.post("/lookup_caller", json={}, headers={SESSION_HEADER: "ep9-nope"})
+    assert missing.status_code == 404 and missing.json()["error_code"] == "unknown_session"
+    assert "ep9-nope" in missing.json()["message"]
+    unknown = http.post("/seed_session", json={**ROW, "task": "legal/NOPE"})
+    assert unknown.status_code == 404 and "legal/NOPE" in unknown.json()["message"]
+    assert http.post("/seed_session", json={"seed": 1}).status_code == 422  # no task named
+    seeded(http)
+    wrong = http.post("/no_such_tool", json={})
+    assert wrong.status_code == 404 and wrong.json()["error_code"] == "unknown_tool"
+    assert "no_such_tool" in wrong.json()["message"] and "lookup_caller" in wrong.json()["message"]
+    assert http.post("/say", json={"words": "hi"}).status_code == 422
+    assert http.post("/aggregate_metrics", json={"verify_responses": []}).json()["error_code"] == "not_served"
+    http.post("/close")
+
+
+def test_a_tool_of_another_desk_is_refused_as_in_the_benchmark(http):
+    seeded(http)
+    refused = http.post("/check_conflict", json={"opposing_party": "Harborline Industries"})
+    assert refused.status_code == 200  # the model's mistake, for the model to read
+    assert refused.json()["result"]["error_code"] == "tool_not_available"
+    assert "check_conflict" not in refused.json()["result"]["data"]["available_tools"]
+    broken = http.post("/lookup_caller", content=b"{not json")
+    assert broken.status_code == 200 and broken.json()["result"]["error_code"] == "invalid_arguments"
+    http.post("/close")
+
+
+def test_a_rollout_that_stops_early_is_scored_as_it_stands_and_forgotten(http):
+    seed = seeded(http)
+    assert http.post("/say", json={"text": "Let me check."}).json()["heard"]
+    verdict = http.post("/verify", json={"responses_create_params": {"input": []}, "response": {"output": []}})
+    assert verdict.json()["reward"] == 0.0 and verdict.json()["end_reason"] == "rollout_ended"
+    assert http.post("/verify", json={"responses_create_params": {}, "response": {}}).status_code == 404
+    state = http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]})
+    assert state.status_code == 404  # the call's database is gone
+
+
+def test_close_abandons_the_call_and_removes_its_database(http):
+    seed = seeded(http)
+    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]}).status_code == 200
+    closed = http.post("/close")
+    assert closed.status_code == 200 and closed.json()["success"]
+    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]}).status_code == 404
+    assert http.post("/lookup_caller", json={}).json()["error_code"] == "unknown_session"
+
+
+def test_a_call_the_environment_cannot_finish_is_an_infrastructure_error_never_a_zero(http):
+    seed = seeded(http)
+    # The call's database vanishes under the session: the environment cannot read its final state.
+    assert http.request("DELETE", "/packs/legal/call", headers={"X-Call-Id": seed["call_id"]}).status_code == 200
+    verdict = http.post("/verify", json={"responses_create_params": {"input": []}, "response": {"output": []}})
+    assert verdict.status_code == 502 and verdict.json()["error_code"] == "infrastructure_error"
+    assert "reward" not in verdict.json() and "not the policy's failure" in verdict.json()["message"]
+
+
+def test_dataset_rows_hold_the_first_observation_of_their_task_and_seed(server, http):
+    rows = dataset_rows(server.url, [TASK], seeds=[1, 1])
+    assert [(r["task"], r["seed"]) for r in rows] == [(TASK, 1), (TASK, 1)]
+    assert rows[0] == rows[1]  # the offline caller: the same first observation at every seeding
+    assert rows[0]["responses_create_params"] == seeded(http)["responses_create_params"]
+    http.post("/close")
+    with pytest.raises(ValueError, match="legal/NOPE"):
+        dataset_rows(server.url, ["legal/NOPE"])
+
+
+def test_after_the_call_ends_nothing_more_runs_until_it_is_verified(http):
+    seeded(http)
+    ended = http.post("/end_call", json={"reason": "caller is done"}).json()
+    assert ended["call_over"] and ended["end_reason"] == "agent_end_call"
+    late = http.post("/say", json={"text": "One more thing."})
+    assert late.status_code == 409 and late.json()["error_code"] == "call_over"
+    assert http.post("/verify", content=b"{not json").status_code == 400
+    assert http.post("/verify", json={"responses_create_params": {}, "response": {}}).json()["reward"] == 0.0
