@@ -51,10 +51,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_policy_server(task: Path, delay_ms: float) -> tuple[subprocess.Popen, str]:
+def start_policy_server(task: Path, delay_ms: float, piece_chars: int) -> tuple[subprocess.Popen, str]:
     port = free_port()
     server = subprocess.Popen([sys.executable, str(REPO / "tests" / "openai_server.py"), "--port", str(port),
-                               "--delay-ms", str(delay_ms), "--task", str(task),
+                               "--delay-ms", str(delay_ms), "--task", str(task), "--piece-chars", str(piece_chars),
                                "--industries", str(REPO / "industries")], cwd=REPO)
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -161,11 +161,13 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=256)
     parser.add_argument("--episodes", type=int, default=768)
     parser.add_argument("--delay-ms", type=float, default=300.0)
+    parser.add_argument("--piece-chars", type=int, default=4,
+                        help="characters per streamed chunk (4: a token each, as a serving engine streams)")
     parser.add_argument("--client", choices=["lean", "project"], default="lean",
                         help="the policy's sampler: a lean aiohttp one, or the project's client (openai SDK)")
     args = parser.parse_args()
     task_dir = REPO / "tasks" / args.task
-    server, base_url = start_policy_server(task_dir / "task.json", args.delay_ms)
+    server, base_url = start_policy_server(task_dir / "task.json", args.delay_ms, args.piece_chars)
     try:
         started = time.perf_counter()
         env = CallEnvironment([task_dir], root=REPO, concurrency=args.in_flight)
@@ -197,7 +199,8 @@ def main() -> None:
     rewards = sum(1 for r in results if r.reward == 1.0)
     steps = len(policy.spans)
     print(f"task {args.task}: {args.episodes} episodes, {args.in_flight} in flight, policy first token after "
-          f"{args.delay_ms:.0f} ms; {steps} policy requests ({steps / args.episodes:.1f} an episode)")
+          f"{args.delay_ms:.0f} ms, {args.piece_chars} characters a chunk, {args.client} sampler; {steps} policy "
+          f"requests ({steps / args.episodes:.1f} an episode); {os.cpu_count()} cores")
     print(f"environment start      {ready - started:6.2f} s (task load, tool server)")
     print(f"wall (episodes)        {done - ready:6.2f} s   ideal {steps * args.delay_ms / 1000 / args.in_flight:.2f} s")
     print(f"episodes/s             {args.episodes / (done - ready):6.1f}")

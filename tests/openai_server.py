@@ -132,8 +132,9 @@ class Behaviour:
     def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, total_ms: float = 0.0,
                  models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
-                 require_user_first: bool = False, echo_auth: bool = False):
+                 require_user_first: bool = False, echo_auth: bool = False, piece_chars: int = 4):
         self.api_key = api_key
+        self.piece_chars = piece_chars  # characters a streamed chunk carries (a token is ~4)
         self.delay_ms = delay_ms
         self.total_ms = total_ms
         self.models = list(models)
@@ -221,7 +222,7 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
                    "model": body["model"], "choices": choices, "usage": usage}
         return f"data: {json.dumps(payload)}\n\n"
 
-    size = step.get("piece_chars", 4)
+    size = step.get("piece_chars", state.piece_chars)
     yield chunk({"role": "assistant", "content": ""})
     if "stream_error" in step:
         yield f"data: {json.dumps({'error': step['stream_error']})}\n\n"
@@ -366,6 +367,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--api-key")
     parser.add_argument("--delay-ms", type=float, default=0.0)
     parser.add_argument("--total-ms", type=float, default=0.0, help="from a request's arrival to its finish")
+    parser.add_argument("--piece-chars", type=int, default=4, help="characters a streamed chunk carries")
     parser.add_argument("--task", type=Path, help="play this task's answer key")
     parser.add_argument("--industries", type=Path, help="the folder holding the task's pack")
     parser.add_argument("--startup-s", type=float, default=0.0, help="wait this long before listening")
@@ -381,8 +383,7 @@ def main(argv: list[str] | None = None) -> None:
     time.sleep(args.startup_s)
     agent = AnswerKeyAgent(args.task, args.industries) if args.task else None
     state = Behaviour(api_key=args.api_key, delay_ms=args.delay_ms, total_ms=args.total_ms,
-                      models=args.model or [DEFAULT_MODEL],
-                      agent=agent)
+                      models=args.model or [DEFAULT_MODEL], agent=agent, piece_chars=args.piece_chars)
     config = uvicorn.Config(create_app(state), log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[_listen(args.port)])
 
