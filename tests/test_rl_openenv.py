@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import openai
 import pytest
 
@@ -14,7 +15,9 @@ pytest.importorskip("openenv")
 
 from openai_server import AnswerKeyAgent, ScriptedServer  # noqa: E402
 from pytest_callm.rl.environment import CallEnvironment  # noqa: E402
-from pytest_callm.rl.openenv_env import CallAction, CallEnvClient, OpenEnvServer  # noqa: E402
+from pytest_callm.call.trajectory import Trajectory  # noqa: E402
+from pytest_callm.rl.openenv_env import CallAction, CallEnvClient, CallOpenEnv, OpenEnvServer  # noqa: E402
+from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import load_pack  # noqa: E402
 from pytest_callm.toolserver.server import ToolServer  # noqa: E402
 
@@ -103,6 +106,22 @@ def test_one_changed_value_earns_0_with_the_gates_that_fail(server, wrong_follow
     assert "tools FAIL" in last.explanation and last.infrastructure_error is None
 
 
+def test_in_process_the_metadata_holds_the_trajectory_whose_verdict_is_the_reward(env, follower):
+    # OpenEnv 0.3 leaves `metadata` off the wire: in process it has the verdict and the whole trajectory.
+    policy = openai.OpenAI(base_url=follower.base_url, api_key="unused")
+    session = CallOpenEnv(env)
+    obs = session.reset(task=TASK)
+    while not obs.done:
+        with policy.chat.completions.stream(model="scripted", messages=obs.chat(), tools=obs.tools) as stream:
+            obs = session.step(CallAction.from_message(stream.get_final_completion().choices[0].message))
+    policy.close()
+    session.close()
+    task, pack = env.task(TASK)
+    verdict = score(task, pack, Trajectory.from_json(obs.metadata["trajectory"]))
+    assert obs.reward == 1.0 and verdict.passed and obs.metadata["gates"] == verdict.gates == obs.gates
+    assert obs.metadata["explanation"] == obs.explanation == verdict.explain()
+
+
 def test_concurrent_sessions_each_play_their_own_episode(server, follower, wrong_follower):
     async def together():
         return await asyncio.gather(play(server.url, follower.base_url), play(server.url, wrong_follower.base_url),
@@ -132,6 +151,9 @@ def test_bad_input_is_refused_by_name_and_the_session_goes_on(server):
         with pytest.raises(RuntimeError, match="tsk"):
             client.reset(tsk=TASK)
         assert not client.reset(task=TASK).done
+    # OpenEnv's plain HTTP /step builds a session-less environment: no episode, and it says so.
+    refused = httpx.post(f"{server.url}/step", json={"action": {"content": "Hello?"}}, timeout=30)
+    assert refused.status_code == 409 and "reset first" in refused.json()["detail"]
     with pytest.raises(ValueError, match="tool_calls\\[0\\] has no function name"):
         CallAction.from_message({"role": "assistant", "tool_calls": [{"id": "c1", "function": {}}]})
 

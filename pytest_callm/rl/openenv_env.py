@@ -48,6 +48,7 @@ from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
 from pytest_callm.rl.environment import CallEnvironment, StepResult
@@ -159,6 +160,10 @@ class TaskDealer:
             return self.names[next(self._turn) % len(self.names)]
 
 
+class NoEpisodeError(RuntimeError):
+    """A step with no episode in flight in the session."""
+
+
 class CallOpenEnv(Environment[CallAction, CallObservation, CallState]):
     """One OpenEnv session: one episode at a time of the shared `CallEnvironment`."""
 
@@ -194,8 +199,8 @@ class CallOpenEnv(Environment[CallAction, CallObservation, CallState]):
     async def step_async(self, action: CallAction, timeout_s: float | None = None, **kwargs: Any) -> CallObservation:
         if self._episode is None:
             what = "is over" if self._state.done else "has not started"
-            raise RuntimeError(f"the episode {what}: reset first, on the same WebSocket session "
-                               "(OpenEnv's plain HTTP /step has no session, hence no episode)")
+            raise NoEpisodeError(f"the episode {what}: reset first, on the same WebSocket session "
+                                 "(OpenEnv's plain HTTP /step has no session, hence no episode)")
         if not isinstance(action, CallAction):
             raise TypeError(f"step takes a CallAction, not {type(action).__name__}")
         result = await self._on_env(self.env.astep(self._episode, action.to_message()))
@@ -259,6 +264,11 @@ def make_app(env: CallEnvironment, tasks: Iterable[str] | None = None, max_sessi
     factory = functools.partial(CallOpenEnv, env, TaskDealer(env, tasks))
     app = create_app(factory, CallAction, CallObservation, env_name="callm", max_concurrent_envs=max_sessions)
     app.add_middleware(QuietSessionEnd)
+
+    async def no_episode(request, error: NoEpisodeError):  # the client's mistake, not a server error
+        return JSONResponse({"detail": str(error)}, status_code=409)
+
+    app.add_exception_handler(NoEpisodeError, no_episode)
     return app
 
 
@@ -280,50 +290,56 @@ class QuietSessionEnd:
 
 def serve(env: CallEnvironment | None = None, *, host: str = "127.0.0.1", port: int = 8000,
           tasks: Iterable[str] | None = None, max_sessions: int = 64, **env_options: Any) -> None:
-    """Run the OpenEnv server with uvicorn until interrupted. Without `env`, a `CallEnvironment` is
-    built from `env_options` (its `tasks=`, `root=`, `caller=`, ...) and closed at the end; `tasks`
-    here is the list of task names dealt to resets that name none."""
-    import uvicorn
-
+    """Run the OpenEnv server with uvicorn in this thread until interrupted (Ctrl-C). Without `env`,
+    a `CallEnvironment` is built from `env_options` (`tasks=` files, `root=`, `caller=`, ...) and
+    closed at the end; `tasks` here is the list of task names dealt to resets that name none."""
     owned = env is None
     env = env if env is not None else CallEnvironment(**env_options)
     try:
-        uvicorn.run(make_app(env, tasks, max_sessions), host=host, port=port, log_level="warning")
+        OpenEnvServer(env, host=host, port=port, tasks=tasks, max_sessions=max_sessions).run()
     finally:
         if owned:
             env.close()
 
 
 class OpenEnvServer:
-    """The OpenEnv server on `host` at `port` (0: any free port), in a thread of this process:
-    `with OpenEnvServer(env) as server: CallEnvClient(base_url=server.url)`. `env` stays the caller's."""
+    """The OpenEnv server on `host` at `port` (0: any free port). `run()` serves in this thread;
+    `with OpenEnvServer(env) as server:` serves in a thread of its own while the block runs
+    (`CallEnvClient(base_url=server.url)`). `env` stays the caller's to close."""
 
     def __init__(self, env: CallEnvironment, *, host: str = "127.0.0.1", port: int = 0,
                  tasks: Iterable[str] | None = None, max_sessions: int = 64):
         import uvicorn
 
+        app = make_app(env, tasks, max_sessions)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.url = f"http://{host}:{self._sock.getsockname()[1]}"
-        config = uvicorn.Config(make_app(env, tasks, max_sessions), log_level="warning", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
-                                        name="callm-openenv", daemon=True)
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        try:
+            self._server.run(sockets=[self._sock])
+        finally:
+            self._sock.close()
 
     def start(self, timeout: float = 30.0) -> OpenEnvServer:
+        self._thread = threading.Thread(target=self.run, name="callm-openenv", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self._server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
                 raise RuntimeError(f"the OpenEnv server at {self.url} did not start")
             time.sleep(0.01)
         return self
 
     def stop(self) -> None:
         self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._sock.close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
 
     def __enter__(self) -> OpenEnvServer:
         return self.start()
