@@ -6,6 +6,7 @@ server behind the environment."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import openai
@@ -133,13 +134,18 @@ def test_concurrent_sessions_each_play_their_own_episode(server, follower, wrong
     assert len({state.episode_id for _, _, state in played}) == 3
 
 
-def test_a_reset_naming_no_task_deals_the_servers_list_in_turn(server):
+def test_a_reset_naming_no_task_deals_the_servers_list_in_turn(env, server):
     with CallEnvClient(base_url=server.url).sync() as client:
         first = client.reset()
         second = client.reset(seed=3, episode_id="mine")  # abandons the first episode
         state = client.state()
     assert (first.observation.task, second.observation.task) == (OTHER, TASK)
     assert (state.episode_id, state.seed, state.step_count) == ("mine", 3, 0)
+    # The session ended mid-episode: the server closes its call (OpenEnv closes the session's environment).
+    deadline = time.monotonic() + 10
+    while env._running and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not env._running, list(env._running)
 
 
 def test_bad_input_is_refused_by_name_and_the_session_goes_on(server):

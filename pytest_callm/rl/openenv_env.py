@@ -235,7 +235,7 @@ class CallOpenEnv(Environment[CallAction, CallObservation, CallState]):
         episode, self._episode = self._episode, None
         if episode is not None:
             try:
-                self.env.run(self.env.aclose_episode(episode))
+                self.env.submit(self.env.aclose_episode(episode)).result(timeout=30)
             except Exception:
                 pass  # the environment is shutting down: its tool server removes what is left
 
