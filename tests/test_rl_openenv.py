@@ -17,7 +17,7 @@ pytest.importorskip("openenv")
 from openai_server import AnswerKeyAgent, ScriptedServer  # noqa: E402
 from pytest_callm.rl.environment import CallEnvironment  # noqa: E402
 from pytest_callm.call.trajectory import Trajectory  # noqa: E402
-from pytest_callm.rl.openenv_env import CallAction, CallEnvClient, CallOpenEnv, OpenEnvServer  # noqa: E402
+from pytest_callm.rl.openenv_env import CallAction, CallEnvClient, CallOpenEnv, OpenEnvServer, make_app  # noqa: E402
 from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import load_pack  # noqa: E402
 from pytest_callm.toolserver.server import ToolServer  # noqa: E402
@@ -43,7 +43,7 @@ def env():
 
 @pytest.fixture(scope="module")
 def server(env):
-    with OpenEnvServer(env, tasks=[OTHER, TASK]) as server:
+    with OpenEnvServer(env, task_names=[OTHER, TASK]) as server:
         yield server
 
 
@@ -148,7 +148,7 @@ def test_a_reset_naming_no_task_deals_the_servers_list_in_turn(env, server):
     assert not env._running, list(env._running)
 
 
-def test_bad_input_is_refused_by_name_and_the_session_goes_on(server):
+def test_bad_input_is_refused_by_name_and_the_session_goes_on(env, server):
     with CallEnvClient(base_url=server.url).sync() as client:
         with pytest.raises(RuntimeError, match="reset first"):
             client.step(CallAction(content="Hello?"))
@@ -162,6 +162,8 @@ def test_bad_input_is_refused_by_name_and_the_session_goes_on(server):
     assert refused.status_code == 409 and "reset first" in refused.json()["detail"]
     with pytest.raises(ValueError, match="tool_calls\\[0\\] has no function name"):
         CallAction.from_message({"role": "assistant", "tool_calls": [{"id": "c1", "function": {}}]})
+    with pytest.raises(ValueError, match="legal/C9-X9"):
+        make_app(env, task_names=[TASK, "legal/C9-X9"])
 
 
 def test_an_episode_the_environment_could_not_play_ends_unscored_not_at_0():

@@ -13,7 +13,7 @@ episode therefore lives on the WebSocket (`CallEnvClient`); the HTTP `/step` has
 and says so.
 
 reset(task=None, seed=None): `task` is `industry/task_id`; without it the server deals its task list
-in turn (every task by default). `seed` is the attempt number (default 1): the phone line's draws
+in turn (`task_names`, default every task). `seed` is the attempt number (default 1): the phone line's draws
 depend on task and seed. OpenEnv's own `episode_id` names the episode in `state` when given.
 
 step(CallAction): the policy's reply, an OpenAI assistant message (`content`, `tool_calls`).
@@ -145,8 +145,8 @@ class CallState(State):
 class TaskDealer:
     """Deals a server's task list in turn to resets that name no task (shared by its sessions)."""
 
-    def __init__(self, env: CallEnvironment, tasks: Iterable[str] | None = None):
-        self.names = list(tasks) if tasks is not None else env.task_names()
+    def __init__(self, env: CallEnvironment, task_names: Iterable[str] | None = None):
+        self.names = list(task_names) if task_names is not None else env.task_names()
         unknown = [n for n in self.names if n not in env.tasks]
         if unknown:
             raise ValueError(f"unknown tasks {unknown}: names are industry/task_id, e.g. {env.task_names()[0]}")
@@ -256,12 +256,13 @@ def observation_of(result: StepResult, task: str, seed: int) -> CallObservation:
     return CallObservation(**fields)
 
 
-def make_app(env: CallEnvironment, tasks: Iterable[str] | None = None, max_sessions: int = 64):
-    """OpenEnv's FastAPI app over `env`: up to `max_sessions` WebSocket sessions (episodes) at once.
+def make_app(env: CallEnvironment, task_names: Iterable[str] | None = None, max_sessions: int = 64):
+    """OpenEnv's FastAPI app over `env`: up to `max_sessions` WebSocket sessions (episodes) at once;
+    `task_names` (`industry/task_id`, default all of `env`'s) are dealt to resets that name no task.
     The caller of this owns `env` and closes it after the app stops."""
     if max_sessions < 1:
         raise ValueError(f"max_sessions must be at least 1, not {max_sessions}")
-    factory = functools.partial(CallOpenEnv, env, TaskDealer(env, tasks))
+    factory = functools.partial(CallOpenEnv, env, TaskDealer(env, task_names))
     app = create_app(factory, CallAction, CallObservation, env_name="callm", max_concurrent_envs=max_sessions)
     app.add_middleware(QuietSessionEnd)
 
@@ -289,14 +290,14 @@ class QuietSessionEnd:
 
 
 def serve(env: CallEnvironment | None = None, *, host: str = "127.0.0.1", port: int = 8000,
-          tasks: Iterable[str] | None = None, max_sessions: int = 64, **env_options: Any) -> None:
+          task_names: Iterable[str] | None = None, max_sessions: int = 64, **env_options: Any) -> None:
     """Run the OpenEnv server with uvicorn in this thread until interrupted (Ctrl-C). Without `env`,
-    a `CallEnvironment` is built from `env_options` (`tasks=` files, `root=`, `caller=`, ...) and
-    closed at the end; `tasks` here is the list of task names dealt to resets that name none."""
+    a `CallEnvironment` is built from `env_options` (`tasks=` files or folders, `root=`, `caller=`,
+    ...) and closed at the end. `task_names` and `max_sessions` are `make_app`'s."""
     owned = env is None
     env = env if env is not None else CallEnvironment(**env_options)
     try:
-        OpenEnvServer(env, host=host, port=port, tasks=tasks, max_sessions=max_sessions).run()
+        OpenEnvServer(env, host=host, port=port, task_names=task_names, max_sessions=max_sessions).run()
     finally:
         if owned:
             env.close()
@@ -308,10 +309,10 @@ class OpenEnvServer:
     (`CallEnvClient(base_url=server.url)`). `env` stays the caller's to close."""
 
     def __init__(self, env: CallEnvironment, *, host: str = "127.0.0.1", port: int = 0,
-                 tasks: Iterable[str] | None = None, max_sessions: int = 64):
+                 task_names: Iterable[str] | None = None, max_sessions: int = 64):
         import uvicorn
 
-        app = make_app(env, tasks, max_sessions)
+        app = make_app(env, task_names, max_sessions)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
