@@ -174,9 +174,9 @@ def test_an_episode_the_environment_could_not_play_ends_unscored_not_at_0():
             with CallEnvClient(base_url=server.url).sync() as client:
                 assert not client.reset(task=TASK).done
                 tools.stop()  # the tool server goes away mid-call
-                result = client.step({"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {
-                        "name": "lookup_caller", "arguments": {"full_name": "Clara Whitman", "phone": "206-555-0220"}}}]})
+                lookup = {"name": "lookup_caller", "arguments": {"full_name": "Clara Whitman", "phone": "206-555-0220"}}
+                result = client.step({"role": "assistant", "content": None,
+                                      "tool_calls": [{"id": "c1", "type": "function", "function": lookup}]})
     finally:
         tools.stop()
     last = result.observation
