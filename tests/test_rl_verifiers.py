@@ -30,11 +30,21 @@ TASK_FILE = REPO / "tasks" / TASK / "task.json"
 INDUSTRIES = REPO / "industries"
 
 
-@pytest.fixture(scope="module", params=["append", "replace"])
-def env(request):
-    # Loaded the way a lab loads any verifiers environment: by module name.
-    environment = vf.load_environment("pytest_callm.rl.verifiers_env", tasks=[TASK], root=REPO,
-                                      handoff=request.param)
+def load(**arguments):
+    # The way a lab loads any verifiers environment: by module name.
+    return vf.load_environment("pytest_callm.rl.verifiers_env", tasks=[TASK], root=REPO, **arguments)
+
+
+@pytest.fixture(scope="module")
+def env():
+    environment = load()
+    yield environment
+    environment.close()
+
+
+@pytest.fixture(scope="module")
+def replacing_env():
+    environment = load(handoff="replace")
     yield environment
     environment.close()
 
@@ -75,7 +85,10 @@ def test_a_policy_following_the_answer_key_scores_1_with_every_gate(env, openai_
         sorted(t["name"] for t in json.loads(row["info"])["tool_defs"])
 
 
-def test_a_handoff_gives_the_next_request_the_new_agents_prompt_and_tools(env, openai_server):
+@pytest.mark.parametrize("handoff", ["append", "replace"])
+def test_a_handoff_gives_the_next_request_the_new_agents_prompt_and_tools(request, openai_server, handoff):
+    env = request.getfixturevalue({"append": "env", "replace": "replacing_env"}[handoff])
+    assert env.handoff == handoff
     evaluate(env, openai_server)
     pack, prompts = agent_prompts()
     requests = openai_server.requests
@@ -118,6 +131,18 @@ def test_the_reward_is_the_benchmark_verdict_on_the_rollouts_own_trajectory(env,
     verdict = score(task, pack, state["callm_trajectory"])
     assert state["reward"] == (1.0 if verdict.passed else 0.0) == (0.0 if follow else 1.0)
     assert state["callm"]["gates"] == verdict.gates
+
+
+def test_a_rollout_verifiers_stops_before_the_call_ends_is_the_policys_failure(env, openai_server):
+    env.set_kwargs(max_turns=3)  # verifiers' setter for trainers
+    try:
+        output = evaluate(env, openai_server)
+    finally:
+        env.set_kwargs(max_turns=-1)
+    assert output["stop_condition"] == "max_turns_reached" and output.get("error") is None
+    assert output["reward"] == 0.0 and output["callm"]["passed"] is False
+    assert output["callm"]["end_reason"] == "context_overflow"  # the engine's end for a policy that cannot go on
+    assert not env.calls._running, "the call was ended, its database gone"
 
 
 class StopsToolServer:
