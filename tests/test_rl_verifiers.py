@@ -19,7 +19,8 @@ vf = pytest.importorskip("verifiers",
 from openai import AsyncOpenAI  # noqa: E402
 
 from conftest import REPO  # noqa: E402
-from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: E402,F401  (fixtures)
+from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: E402,F401  (fixtures)
+from pytest_callm.model.config import ModelConfig  # noqa: E402
 from pytest_callm.rl import verifiers_env  # noqa: E402
 from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import PackRegistry  # noqa: E402
@@ -145,6 +146,29 @@ def test_a_rollout_verifiers_stops_before_the_call_ends_is_the_policys_failure(e
     assert not env.calls._running, "the call was ended, its database gone"
 
 
+def test_a_model_caller_opens_the_rows_and_plays_the_call(openai_server):
+    # The simulated caller on a model config: here the same local server, which answers the
+    # requests offering `hang_up` with these lines (ScriptCaller) and the agent's with the key.
+    lines = ["Hi, I was fired after I reported safety violations at work."] + ["Yes, that's right."] * 10 + ["Bye."]
+    openai_server.reset(agent=AnswerKeyAgent(TASK_FILE, INDUSTRIES), caller=ScriptCaller(lines))
+    caller = ModelConfig(name="caller", model="scripted", base_url=openai_server.base_url, api_key_env=None)
+    env = load(caller=caller)
+    try:
+        row = env.get_eval_dataset()[0]
+        assert [m["role"] for m in row["prompt"]][-1] == "user"  # the caller's opening, as heard
+        built = len(openai_server.requests)
+        output = rollout(env, openai_server)
+    finally:
+        env.close()
+    assert output.get("error") is None and output["reward"] == 1.0, output.get("callm")
+    requests = openai_server.requests
+    assert ScriptCaller.is_caller_request(requests[0])  # the row was the caller's opening through the line
+    # The rollout's call started afresh, and the caller's same opening made the same first request.
+    first = next(r for r in requests[built:] if not ScriptCaller.is_caller_request(r))
+    assert [(m["role"], m["content"]) for m in first["messages"]] == [(m["role"], m["content"]) for m in row["prompt"]]
+    assert sum(ScriptCaller.is_caller_request(r) for r in requests[built:]) >= 2  # its opening, then its turns
+
+
 class StopsToolServer:
     """The answer-key agent, which stops the tool server when the `at`-th policy request arrives."""
 
@@ -185,7 +209,9 @@ def test_a_tool_server_that_fails_is_an_error_not_a_verdict(openai_server, stop_
     ({"tasks": ["legal/NOPE-1"]}, "legal/NOPE-1"),
     ({"handoff": "merge"}, "merge"),
     ({"seeds": []}, "seeds"),
+    ({"caller": "gpt-4.1-mini"}, r"caller='gpt-4.1-mini' reads its API key from \$OPENAI_API_KEY"),
 ])
-def test_bad_arguments_are_named_before_anything_starts(arguments, named):
+def test_bad_arguments_are_named_before_anything_starts(arguments, named, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the bundled config's key, unset
     with pytest.raises(ValueError, match=named):
         verifiers_env.load_environment(root=REPO, **arguments)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from verifiers.utils.message_utils import normalize_messages
 
 from pytest_callm.call.episode import CallLimits
 from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.config import resolve as resolve_config
 from pytest_callm.rl.environment import CallEnvironment, StepResult, gather_on
 
 HANDOFF_MODES = ("append", "replace")
@@ -253,7 +255,7 @@ def task_paths(tasks: Iterable[str | Path] | str | Path, root: Path) -> list[Pat
 
 
 def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterable[str | Path] | None = None,
-                     seeds: Iterable[int] = (1,), caller: ModelConfig | None = None, line: str = "default", *,
+                     seeds: Iterable[int] = (1,), caller: ModelConfig | str | None = None, line: str = "default", *,
                      root: str | Path | None = None, industries: Iterable[str | Path] | None = None,
                      handoff: str = "append", caller_api_key: str | None = None, limits: CallLimits | None = None,
                      tool_server_url: str | None = None, concurrency: int = 256, **kwargs) -> CallmEnv:
@@ -261,14 +263,25 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
 
     `industry`: keep only this industry's tasks (a name or several); `tasks`: task files, folders or
     names `industry/task_id` (default: every task under `root/tasks`); `seeds`: one row per task and
-    seed (the phone line's draws depend on both); `caller`: the caller's model config (default the
-    offline `OpeningCaller`); `line`: the phone line; `root`: where `tasks/` and `industries/` are
+    seed (the phone line's draws depend on both); `caller`: the simulated caller's model config, or
+    its name as `--callm-caller-model` takes it (its key from its `api_key_env` unless
+    `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line; `root`: where `tasks/` and `industries/` are
     (default the working directory); `industries`: pack folders; `handoff`: "append" or "replace"
     (see the module's doc); `limits`: the call's caps (requests per turn, exchanges). Other
     keywords go to verifiers' `MultiTurnEnv` (`max_turns`, `timeout_seconds`, `sampling_args`, ...).
     """
     if handoff not in HANDOFF_MODES:  # checked here too: before a tool server starts
         raise ValueError(f"handoff={handoff!r}: one of {', '.join(HANDOFF_MODES)}")
+    if isinstance(caller, str):  # a name from a JSON of environment arguments (`vf-eval -a`)
+        caller = resolve_config(caller)
+    if caller is not None and caller_api_key is None:
+        from pytest_callm.model.client import api_key_for
+
+        try:
+            caller_api_key = api_key_for(caller, os.environ)
+        except KeyError as e:
+            raise ValueError(f"caller={caller.name!r} reads its API key from ${e.args[0]}, which is not set "
+                             "(set it, or pass caller_api_key=)") from None
     root = Path(root) if root is not None else Path.cwd()
     wanted = [industry] if isinstance(industry, str) else list(industry) if industry is not None else None
     seeds = list(seeds)
