@@ -22,10 +22,14 @@ tool result, so each turn's prompt extends the last; "replace" swaps the first s
 the benchmark shows it to the model (`pytest --callm-model`), at the cost of that prefix property.
 
 An episode the environment could not play (the tool server or the caller's model failed) is not a
-verdict: `env_response` raises `vf.InfraError`, which verifiers' rollout loop stores in
-`state["error"]` and stops on; the rollout's output carries `error` (verifiers counts it in
+verdict: `setup_state` or `env_response` raises `vf.InfraError`, which verifiers' rollout loop
+stores in `state["error"]` and stops on; the rollout's output carries `error` (verifiers counts it in
 `avg_error` and retries it when `max_retries > 0`), and no `callm` verdict. verifiers still puts a
-number in `reward` (its rubric always does): a trainer must drop rollouts that carry `error`.
+number in `reward` (its rubric always does): a trainer must drop rollouts that carry `error`. A
+reply verifiers itself refuses (an empty one: `vf.EmptyModelResponseError`) ends the same way,
+unscored. A rollout verifiers stops before the call ends (`max_turns`, an overlong prompt, its
+`timeout_seconds`) ends the call as the policy's failure and is scored, as the benchmark scores a
+context overflow.
 """
 
 from __future__ import annotations
