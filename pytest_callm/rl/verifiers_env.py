@@ -74,7 +74,8 @@ def assistant_message(message: Any) -> dict[str, Any]:
                           for p in content)
     calls = [{"id": tc.id, "type": "function", "function": {"name": tc.name, "arguments": tc.arguments}}
              for tc in message.tool_calls or []]
-    return {"role": "assistant", "content": content, "tool_calls": calls}
+    return {"role": "assistant", "content": content, "tool_calls": calls,
+            "reasoning_content": getattr(message, "reasoning_content", None)}  # kept in the trajectory
 
 
 def verdict_of(result: StepResult) -> dict[str, Any]:
