@@ -19,7 +19,8 @@ vf = pytest.importorskip("verifiers",
 from openai import AsyncOpenAI  # noqa: E402
 
 from conftest import REPO  # noqa: E402
-from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: E402,F401  (fixtures)
+from openai_server import (AnswerKeyAgent, ScriptCaller, openai_server,  # noqa: E402,F401  (fixtures)
+                           openai_server_session)
 from pytest_callm.model.config import ModelConfig  # noqa: E402
 from pytest_callm.rl import verifiers_env  # noqa: E402
 from pytest_callm.scoring.verdict import score  # noqa: E402

@@ -270,10 +270,11 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     names `industry/task_id` (default: every task under `root/tasks`); `seeds`: one row per task and
     seed (the phone line's draws depend on both); `caller`: the simulated caller's model config, or
     its name as `--callm-caller-model` takes it (its key from its `api_key_env` unless
-    `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line; `root`: where `tasks/` and `industries/` are
-    (default the working directory); `industries`: pack folders; `handoff`: "append" or "replace"
-    (see the module's doc); `limits`: the call's caps (requests per turn, exchanges). Other
-    keywords go to verifiers' `MultiTurnEnv` (`max_turns`, `timeout_seconds`, `sampling_args`, ...).
+    `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line;
+    `root`: where `tasks/` and `industries/` are (default the working directory); `industries`:
+    pack folders; `handoff`: "append" or "replace" (see the module's doc); `limits`: the call's caps
+    (requests per turn, exchanges). Other keywords go to verifiers' `MultiTurnEnv` (`max_turns`,
+    `timeout_seconds`, `sampling_args`, ...).
     """
     if handoff not in HANDOFF_MODES:  # checked here too: before a tool server starts
         raise ValueError(f"handoff={handoff!r}: one of {', '.join(HANDOFF_MODES)}")
