@@ -2,8 +2,10 @@
 
 FastAPI, streaming Server-Sent Events like the Chat Completions API: a role chunk at once, then
 (after the configured delay) reasoning, text and tool calls in small pieces, a finish chunk, a
-usage chunk and `[DONE]`. Each chat request takes the next scripted step, or, with none queued,
-asks the answer-key agent (when the server was given a task), or says a default line.
+usage chunk and `[DONE]`. A request without `"stream": true` gets the same reply as one
+`chat.completion` JSON body (the stream-shaping keys below then do not apply). Each chat request
+takes the next scripted step, or, with none queued, asks the answer-key agent (when the server was
+given a task), or says a default line.
 
 A step is a dict:
     text, reasoning, tool_calls=[{"name", "arguments": dict or raw string}]  what the model writes
@@ -206,6 +208,8 @@ def create_app(state: Behaviour) -> FastAPI:
             extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
             return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
+        if not body.get("stream"):  # a client that does not stream (verifiers' does not) gets one JSON body
+            return JSONResponse(await _whole(state, step, body, record))
         return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
@@ -270,17 +274,40 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
         return
     await _until(record["start"] + step.get("total_ms", state.total_ms) / 1000)
     yield chunk({}, "tool_calls" if calls else "stop")
+    yield chunk(None, usage=_usage(step, body))
+    yield "data: [DONE]\n\n"
+    record["end"] = time.perf_counter()
+
+
+def _usage(step: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     u = step.get("usage", {})
+    calls = step.get("tool_calls", [])
     prompt = u.get("prompt_tokens", _estimate_tokens(body["messages"]) + _estimate_tokens(body.get("tools", [])))
     output = step.get("text", "") + json.dumps(calls) if calls else step.get("text", "")
     reasoning_tokens = u.get("reasoning_tokens", _estimate_tokens(step["reasoning"]) if step.get("reasoning") else 0)
     completion = u.get("completion_tokens", _estimate_tokens(output) + reasoning_tokens)
-    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-             "prompt_tokens_details": {"cached_tokens": u.get("cached_tokens", prompt // 2)},
-             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
-    yield chunk(None, usage=usage)
-    yield "data: [DONE]\n\n"
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": u.get("cached_tokens", prompt // 2)},
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+
+
+async def _whole(state: Behaviour, step: dict[str, Any], body: dict[str, Any], record: dict[str, Any]) -> dict:
+    """The step as one `chat.completion` (no stream), sent after the step's total time."""
+    delay_ms = max(step.get("delay_ms", state.delay_ms), step.get("total_ms", state.total_ms))
+    await _until(record["start"] + delay_ms / 1000)
+    calls = [{"id": call.get("id", f"call_{uuid.uuid4().hex[:10]}"), "type": "function",
+              "function": {"name": call["name"], "arguments": call["arguments"] if isinstance(call["arguments"], str)
+                           else json.dumps(call["arguments"])}} for call in step.get("tool_calls", [])]
+    message: dict[str, Any] = {"role": "assistant", "content": step.get("text") or None}
+    if calls:
+        message["tool_calls"] = calls
+    if step.get("reasoning"):
+        message["reasoning_content"] = step["reasoning"]
     record["end"] = time.perf_counter()
+    return {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion", "created": int(time.time()),
+            "model": body["model"], "usage": _usage(step, body),
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop",
+                         "logprobs": None}]}
 
 
 async def _until(deadline: float) -> None:
