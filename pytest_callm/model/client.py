@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx2
 import openai
+from openai._base_client import make_request_options  # what `create` passes along: auth, extra body
 
 from pytest_callm.model import quirks
 from pytest_callm.model import redact
@@ -120,23 +121,22 @@ def _is_transient(error: Exception) -> bool:
     return isinstance(error, openai.APIError)
 
 
-def usage_from(raw: Any) -> Usage | None:
-    if raw is None:
+def usage_from(raw: dict[str, Any] | None) -> Usage | None:
+    """A chunk's `usage` (a JSON object) as the engine counts it."""
+    if not raw:
         return None
-    prompt = raw.prompt_tokens or 0
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
-    out_details = getattr(raw, "completion_tokens_details", None)
-    reasoning = (getattr(out_details, "reasoning_tokens", None) or 0) if out_details is not None else 0
+    prompt = raw.get("prompt_tokens") or 0
+    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
     return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
-                 output_tokens=raw.completion_tokens or 0, reasoning_tokens=reasoning)
+                 output_tokens=raw.get("completion_tokens") or 0, reasoning_tokens=reasoning)
 
 
-def _reasoning_piece(delta: Any) -> str | None:
+def _reasoning_piece(delta: dict[str, Any]) -> str | None:
     # Not part of the OpenAI schema: vLLM sends `reasoning_content` (newer: `reasoning`), Groq and
-    # OpenRouter `reasoning`. The SDK keeps unknown fields as extra attributes.
+    # OpenRouter `reasoning`.
     for key in ("reasoning_content", "reasoning"):
-        value = getattr(delta, key, None)
+        value = delta.get(key)
         if isinstance(value, str) and value:
             return value
     return None
@@ -283,6 +283,17 @@ class OpenAIChatModel:
             raise DeadlinePassed(f"no complete reply within the request deadline of {self.retry.deadline_s:g} s") \
                 from None
 
+    async def _post_stream(self, body: dict[str, Any]) -> openai.AsyncStream[dict[str, Any]]:
+        """`chat.completions.create(**body, stream=True)` less the SDK's two walks, chunks as plain
+        JSON: it copies every message and tool schema through its type transforms on each request
+        and builds a model object per streamed chunk (together about 9 ms of CPU for a request of a
+        legal call, against 1 ms for the rest). The SDK still sends it, and reads its errors."""
+        params = dict(body)
+        extra = params.pop("extra_body", None)
+        return await self.client().post(
+            "/chat/completions", body=params, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object],
+            options=make_request_options(extra_body=extra, security={"bearer_auth": True}))
+
     async def _read_stream(self, body: dict[str, Any], stop_at_first_token: bool) -> _Streamed:
         text: list[str] = []
         reasoning: list[str] = []
@@ -294,33 +305,35 @@ class OpenAIChatModel:
         context = _sent_at.set(sent)
         try:
             started = time.perf_counter()  # replaced by the send time once the hook has run
-            stream = await self.client().chat.completions.create(**body)
+            stream = await self._post_stream(body)
         finally:
             _sent_at.reset(context)
         started = sent[-1] if sent else started
         try:
             async for chunk in stream:
-                if chunk.usage is not None:
-                    usage = usage_from(chunk.usage)
-                for choice in chunk.choices:
-                    delta = choice.delta
-                    if delta is not None:
+                if chunk.get("usage"):
+                    usage = usage_from(chunk["usage"])
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta")
+                    if delta:
                         piece = _reasoning_piece(delta)
                         if piece:
                             reasoning.append(piece)
-                        if delta.content:
+                        if delta.get("content"):
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            text.append(delta.content)
-                        for tc in delta.tool_calls or []:
+                            text.append(delta["content"])
+                        for tc in delta.get("tool_calls") or []:
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            entry = calls.setdefault(tc.index, {"id": None, "name": "", "arguments": []})
-                            entry["id"] = entry["id"] or tc.id
-                            if tc.function is not None:
-                                if tc.function.name and tc.function.name != entry["name"]:
-                                    entry["name"] += tc.function.name
-                                if tc.function.arguments:
-                                    entry["arguments"].append(tc.function.arguments)
-                    if choice.finish_reason is not None:
+                            entry = calls.setdefault(tc.get("index", 0), {"id": None, "name": "", "arguments": []})
+                            entry["id"] = entry["id"] or tc.get("id")
+                            function = tc.get("function")
+                            if function:
+                                name = function.get("name")
+                                if name and name != entry["name"]:
+                                    entry["name"] += name
+                                if function.get("arguments"):
+                                    entry["arguments"].append(function["arguments"])
+                    if choice.get("finish_reason") is not None:
                         finished = True
                 if stop_at_first_token and ttft_ms is not None:
                     finished = True
