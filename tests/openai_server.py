@@ -272,6 +272,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     if step.get("end_early"):
         record["end"] = time.perf_counter()
         return
+    if step.get("malformed_chunk"):  # a chunk cut mid-JSON, as a broken proxy passes it on
+        yield 'data: {"id": "chatcmpl-x", "choices": [{"delta": {"content": "and th\n\n'
     await _until(record["start"] + step.get("total_ms", state.total_ms) / 1000)
     yield chunk({}, "tool_calls" if calls else "stop")
     yield chunk(None, usage=_usage(step, body))

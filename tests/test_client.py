@@ -122,6 +122,13 @@ def test_a_stream_that_drops_mid_reply_is_sent_again_from_the_start(openai_serve
     assert "APIConnectionError" in reply.notes[0]
 
 
+def test_a_chunk_that_is_not_json_is_retried_as_infrastructure_not_lost(openai_server):
+    reply = ask(openai_server, {"text": "I found it", "malformed_chunk": True}, {"text": "Found it."})
+    assert reply.text == "Found it."
+    assert len(openai_server.requests) == 2
+    assert "StreamDropped" in reply.notes[0] and "not JSON" in reply.notes[0]
+
+
 def test_a_stream_that_ends_before_the_model_finished_is_sent_again(openai_server):
     reply = ask(openai_server, {"text": "I found", "end_early": True}, {"text": "Found it."})
     assert reply.text == "Found it."

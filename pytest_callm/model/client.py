@@ -21,6 +21,7 @@ as such (400, 422) raises `ModelRequestError`. A key or model the server will no
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import time
@@ -140,6 +141,22 @@ def _reasoning_piece(delta: dict[str, Any]) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+async def _json_chunks(stream: openai.AsyncStream[Any]):
+    """The stream's chunks; one that is not JSON (a proxy cut it, a server broke it) drops the stream,
+    which is retried like any dropped stream instead of escaping as an unexpected error."""
+    chunks = aiter(stream)
+    while True:
+        try:
+            chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return
+        except json.JSONDecodeError as e:
+            raise StreamDropped(f"the stream sent a chunk that is not JSON ({e.msg} at {e.pos})") from None
+        if not isinstance(chunk, dict):
+            raise StreamDropped(f"the stream sent a chunk that is not a JSON object: {str(chunk)[:80]}")
+        yield chunk
 
 
 @dataclass
@@ -310,7 +327,7 @@ class OpenAIChatModel:
             _sent_at.reset(context)
         started = sent[-1] if sent else started
         try:
-            async for chunk in stream:
+            async for chunk in _json_chunks(stream):
                 if chunk.get("usage"):
                     usage = usage_from(chunk["usage"])
                 for choice in chunk.get("choices") or []:
