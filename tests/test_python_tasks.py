@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
 
 ORACLE = "--callm-model=oracle"
 EXAMPLE_TEST = REPO / "examples" / "tests" / "test_vet_clinic_python.py"
@@ -48,26 +49,83 @@ def summary_row(result, label: str) -> list[str]:
 
 def test_the_example_file_runs_under_xdist_and_its_task_shaped_test_joins_the_summary(project):
     shutil.copy(EXAMPLE_TEST, project.path / EXAMPLE_TEST.name)
-    result = project.runpytest_subprocess(ORACLE, "-n", "2", "--junitxml=out.xml")
+    result = project.runpytest_subprocess(ORACLE, "-n", "2", "--junitxml=out.xml", "--callm-out=run")
     result.assert_outcomes(passed=13)  # 2 tasks x 5 attempts, and 3 async checks
     assert summary_row(result, "vet_clinic")[1:4] == ["2", "10", "10"]
     tasks = {p.get("value") for p in ET.parse(project.path / "out.xml").getroot().iter("property")
              if p.get("name") == "callm_task"}
     assert tasks == {"R-PY1", "R-PY2"}
+    # The controller collects nothing under xdist: its manifest still hashes both tasks' data and their pack.
+    manifest = json.loads((project.path / "run" / "manifest.json").read_text())
+    assert (manifest["task_files"], manifest["python_tasks"]) == (0, 2)
+    assert list(manifest["comparable"]["hashes"]["packs"]) == ["vet_clinic"]
 
 
-def test_a_python_task_without_exp_db_state_is_scored_against_its_replayed_key(project):
-    write_test(project, '''
+TEST_BOOKING = '''
 @pytest.mark.callm_task(BOOKING)
 def test_booking(callm_play):
     call = callm_play()
     assert call.passed, call.explain()
     booked = [a for a in call.final_state["appointments"] if a["slot_id"] == "S-101"]
     assert len(booked) == 1 and call.handoffs == ["appointments"]
-''')
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=2")
+'''
+
+
+FIXED_CALLER = """
+from pytest_callm.call.caller import CallerTurn
+
+
+class FixedLineCaller:
+    async def respond(self, agent_said):
+        return CallerTurn("I'd like the earliest wellness visit for Biscuit, please.")
+
+
+def pytest_callm_make_caller(config, task, pack, attempt, model_name):
+    return FixedLineCaller()
+"""
+
+
+def test_a_python_only_run_is_saved_resumed_only_as_it_was_and_rescored(project, openai_server):
+    # A resume that finds no run is a mistyped path, whatever is selected.
+    write_test(project, TEST_BOOKING)
+    result = project.runpytest(ORACLE, "--callm-resume=run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "/run: no run to resume there (no manifest.json)" in result.stderr.str()
+
+    # Played by a model over real HTTP (the server plays C2-E2's key, which is BOOKING's) and scored
+    # against BOOKING's answer key replayed, as BOOKING writes down no exp_db_state.
+    openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / "C2-E2" / "task.json", EXAMPLE_PACK.parent))
+    project.makeconftest(FIXED_CALLER)
+    model = ["--callm-model=scripted", "--callm-api-key-env=none", f"--callm-base-url={openai_server.base_url}"]
+    result = project.runpytest(*model, "--callm-attempts=2", "--callm-out=run")
     result.assert_outcomes(passed=2)
-    assert summary_row(result, "vet_clinic")[1:4] == ["1", "2", "2"]
+    run = project.path / "run"
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert (manifest["task_files"], manifest["python_tasks"]) == (0, 1)
+    assert list(manifest["comparable"]["hashes"]["packs"]) == ["vet_clinic"]
+
+    # Resumed by another model: refused before anything is played.
+    result = project.runpytest(ORACLE, "--callm-attempts=2", "--callm-resume=run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "holds a run made with other settings or inputs (caller_config, model, model_config)" \
+        in result.stderr.str()
+
+    # Resumed after the task's answer key changed: refused, naming the Python tasks' hash.
+    write_test(project, TEST_BOOKING.replace("@pytest.mark.callm_task(BOOKING)", '''@pytest.mark.callm_task(
+    {**BOOKING, "exp_tool_calls": BOOKING["exp_tool_calls"][:-1]})'''))
+    result = project.runpytest(*model, "--callm-attempts=2", "--callm-resume=run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "(hashes.python_tasks)" in result.stderr.str()
+
+    # Rescored with the key it was played against: nothing played, the key replayed by the oracle.
+    write_test(project, TEST_BOOKING)
+    requests = len(openai_server.requests)
+    result = project.runpytest("--callm-attempts=2", "--callm-rescore=run")
+    result.assert_outcomes(passed=2)
+    assert len(openai_server.requests) == requests
+    rescored = json.loads((run / "rescored" / "report.json").read_text())
+    assert [a["passed"] for a in rescored["attempts"]] == [True, True]
+    assert json.loads((run / "rescored" / "manifest.json").read_text())["rescored_from"] == str(run)
 
 
 def test_a_written_down_state_that_the_call_does_not_reach_fails_the_database_gate(project):
@@ -94,6 +152,20 @@ def test_booking(callm_play):
     result = project.runpytest_subprocess(ORACLE, "--callm-attempts=2")
     result.assert_outcomes(failed=2)
     assert summary_row(result, "vet_clinic")[1:5] == ["1", "2", "0", "0.0%"]
+
+
+def test_one_attempt_played_in_several_parametrized_variants_is_refused_naming_them(project):
+    write_test(project, '''
+@pytest.mark.parametrize("slot", ["S-101", "S-102"])
+@pytest.mark.callm_task(BOOKING)
+def test_booking(callm_play, slot):
+    callm_play()
+''')
+    result = project.runpytest(ORACLE, "--callm-attempts=1")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert ("test_booking plays task C2-PY1 attempt 1 in 2 variants (test_booking[C2-PY1-attempt-1-S-101], "
+            "test_booking[C2-PY1-attempt-1-S-102])") in result.stdout.str()
+    assert "Traceback" not in result.stdout.str() and "_pytest" not in result.stdout.str()
 
 
 def test_parametrize_and_marks_combine_with_a_python_task(project):
@@ -124,9 +196,10 @@ def test_a_python_task_needs_a_model(project):
 def test_booking(callm_play):
     callm_play()
 ''')
-    result = project.runpytest_subprocess("--callm-attempts=1")
-    result.assert_outcomes(errors=1)
-    assert "pass --callm-model=NAME" in result.stdout.str()
+    result = project.runpytest_subprocess("--callm-attempts=3")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # one usage error, not one error per attempt
+    assert result.stderr.str().count("pass --callm-model=NAME") == 1
+    assert "3 task item(s) selected but no model under test" in result.stderr.str()
 
 
 def test_one_task_id_in_two_places_is_a_collection_error_naming_both(project):

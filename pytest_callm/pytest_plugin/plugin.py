@@ -7,10 +7,13 @@ tasks written in Python in `python_tasks`; the work is below, in `runs`, `call`,
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
+import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +43,8 @@ from pytest_callm.pytest_plugin.settings import Settings, default_concurrency, p
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
     callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
-from pytest_callm.pytest_plugin.python_tasks import MARKER as PYTHON_TASK_MARKER, pytest_generate_tests  # noqa: F401
+from pytest_callm.pytest_plugin.python_tasks import (  # noqa: F401  (pytest finds the hooks here)
+    MARKER as PYTHON_TASK_MARKER, pytest_generate_tests, pytest_pycollect_makeitem, python_task_records)
 from pytest_callm.model.serve import ModelServer, ServeError
 from pytest_callm.toolserver.client import ToolServerError, check_tool_server
 from pytest_callm.runs.summary import render, render_usage
@@ -50,6 +54,9 @@ PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
 RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
 RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
 LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay
+# workerinput key: a folder where each worker leaves the Python tasks it collected (the controller, which
+# collects nothing, learns only node ids from xdist, and its manifest hashes the tasks' data)
+PYTHON_TASKS_DIR = "callm_python_tasks_dir"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -85,6 +92,10 @@ class CallmState:
         if worker is None and self.run_dir.path.exists() and not self.run_dir.path.is_dir():
             option = "resume" if self.settings.resume else "out"
             raise pytest.UsageError(f"--callm-{option}={self.run_dir.path}: a file, not a run directory")
+        if worker is None and self.settings.resume and self._manifest_of(self.run_dir, "resume") is None:
+            # Whatever is selected: a resume that found nothing to resume is a mistyped path.
+            raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there "
+                                    "(no manifest.json)")
         self.model_config: ModelConfig | None = None  # None for the oracle, and when rescoring
         if self.settings.model and self.settings.model != ORACLE and self.rescore_from is None:
             try:
@@ -133,6 +144,7 @@ class CallmState:
         self.task_pages: TaskPages | None = None  # writes each task's page once all its attempts are in
         self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
         self.concurrency = self.settings.concurrency or default_concurrency(self.workers())
+        self.python_tasks_dir: Path | None = None  # the controller's PYTHON_TASKS_DIR, under xdist
 
     def workers(self) -> int:
         """How many processes play the run's attempts (xdist workers, or this one)."""
@@ -265,6 +277,9 @@ class CallmState:
         if self.server is not None:
             node.workerinput[SERVED_URL] = self.server.base_url
         node.workerinput[RUN_DIR] = str(self.run_dir.path)
+        if self.python_tasks_dir is None:  # made by a worker that has Python tasks, removed at the end
+            self.python_tasks_dir = Path(tempfile.gettempdir()) / f"callm-python-tasks-{uuid.uuid4().hex}"
+        node.workerinput[PYTHON_TASKS_DIR] = str(self.python_tasks_dir)
         if self.rescore_from is not None:
             node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
@@ -272,6 +287,8 @@ class CallmState:
         if self.runner is not None:  # closed by the callm_runtime fixture, unless no item set it up
             self.runner.close()
         self.run_dir.unlock()
+        if self.python_tasks_dir is not None:
+            shutil.rmtree(self.python_tasks_dir, ignore_errors=True)
         if self.server is not None:
             self.server.stop()
             self.server = None
@@ -288,7 +305,10 @@ class CallmState:
         custom_caller = self.custom_caller() is not None
         caller_key = (self._key_of(self.caller_config, "caller-model", "caller-api-key-env")
                       if real and not custom_caller else None)
-        return Runtime(self.settings.model, self.packs.loaded(), self.settings.tool_server,
+        # A rescore plays nothing: its runtime only replays answer keys (Python tasks' expected states),
+        # with the oracle, whatever model played the saved run.
+        return Runtime(ORACLE if self.rescore_from is not None else self.settings.model, self.packs.loaded(),
+                       self.settings.tool_server,
                        model_config=self.model_config, api_key=self._api_key() if real else None,
                        retry=self.retry_policy() if real else None,
                        caller_factory=caller_factory,
@@ -377,12 +397,17 @@ class CallmState:
 
         self.latency_report = asyncio.run(measure())
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
-            return  # the xdist controller checks, once
+        python = python_task_records(session.items)
+        worker = getattr(self.config, "workerinput", None)
+        if worker is not None:  # the xdist controller checks, once, from what the worker leaves here
+            if python and worker.get(PYTHON_TASKS_DIR):  # before xdist's hook tells the controller we are done
+                write_json(Path(worker[PYTHON_TASKS_DIR]) / f"{worker['workerid']}.json", python, indent=None)
+            return
         ids = [i.nodeid for i in session.items if isinstance(i, TaskItem)]
-        self._require_model(ids)
-        self._start_run(ids)
+        self._require_model(ids + list(python))
+        self._start_run(ids, python)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids) -> None:
@@ -390,8 +415,11 @@ class CallmState:
         if self._started:
             return
         task_ids = [i for i in ids if ".json::" in i]
-        self._require_model(task_ids)
-        self._start_run(task_ids)
+        left = Path(node.workerinput.get(PYTHON_TASKS_DIR, ".")) / f"{node.workerinput['workerid']}.json"
+        python = json.loads(left.read_text(encoding="utf-8")) if left.is_file() else {}
+        python = {i: python[i] for i in ids if i in python}  # the selected ones
+        self._require_model(task_ids + list(python))
+        self._start_run(task_ids, python)
 
     def _check_release(self) -> ReleaseCheck | None:
         """This run against the release a conftest pins (`pytest_callm_release`), if any."""
@@ -405,11 +433,12 @@ class CallmState:
         except ValueError as e:
             raise pytest.UsageError(f"pytest_callm_release: {e}") from None
 
-    def _start_run(self, ids: list[str]) -> None:
-        """Write the run's manifest (or check the one of the run being resumed) before any attempt runs."""
+    def _start_run(self, ids: list[str], python: dict[str, dict[str, str]]) -> None:
+        """Write the run's manifest (or check the one of the run being resumed) before any attempt runs.
+        `ids`: the selected task files' items; `python`: the selected Python tasks' (python_task_records)."""
         self._started = True
-        self.total, self.started_at = len(ids), time.monotonic()
-        if not ids or self.lists_only():
+        self.total, self.started_at = len(ids) + len(python), time.monotonic()
+        if not (ids or python) or self.lists_only():
             return
         files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
         packs, tasks = {}, {}
@@ -420,12 +449,18 @@ class CallmState:
                 continue  # reported as that file's collection error
             packs[pack.name] = pack
             tasks[str(f.relative_to(self.config.rootpath))] = (task.industry, task.task_id)
+        for record in python.values():
+            try:
+                packs[record["industry"]] = self.packs.get(record["industry"])
+            except (KeyError, PackError):
+                continue  # its attempts fail naming the pack
         self.task_pages = TaskPages.for_items(self.run_dir.path, self.settings.industries, self.settings.model,
                                               self.settings.k, ids, tasks)
         manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
-                                 packs=packs, root=self.config.rootpath)
+                                 packs=packs, root=self.config.rootpath,
+                                 python_tasks={r["task"]: r["sha256"] for r in python.values()})
         self.release_check = self._check_release()
         if self.release_check is not None:
             manifest["release"] = self.release_check.to_json()
@@ -439,8 +474,6 @@ class CallmState:
                                                     "comparable": self.rescore_from.manifest()["comparable"],
                                                     "verifier_now": verifier_hash()})
             return
-        if self.settings.resume and self._manifest_of(self.run_dir, option) is None:
-            raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
         try:
             self.resuming = self.run_dir.start(manifest)
         except RunDirError as e:

@@ -9,13 +9,18 @@
         assert "send_records" not in [c.name for c in call.tool_calls]
 
 The marker (one task or several) parametrizes the test over the run's attempts (`[PY-R1-attempt-1]` ...), so it counts in
-the summary and pass^k like a task file. A task that leaves out `exp_db_state` gets it by replaying
-its answer key on a fresh seed, as `callm lock` would write it. The industry comes from
+the summary and pass^k like a task file, and the run's manifest holds a hash of each task's data (a resume
+after the data changed is refused). Other parametrization of the same test (`@pytest.mark.parametrize`,
+parametrized fixtures) would play one attempt several times into one saved trajectory: it is refused.
+A task that leaves out `exp_db_state` gets it by replaying its answer key on a fresh seed, as `callm lock`
+would write it. The industry comes from
 `metadata.industry`, else from the nearest folder named like a pack.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +62,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             raise TaskError(where, ["$.metadata.industry: set it for a task written in Python outside a pack's "
                                     f"folder (packs: {', '.join(state.packs.names())})"])
         data = {**data, "metadata": {**data["metadata"], "industry": industry}}
-        task_id = data["task_name"].split(":", 1)[0].strip()
+        task_id = task_id_of(data)
         # One task id, one definition: a second would add its attempts to the first's in every figure.
         here = f"{where.resolve()}::{metafunc.definition.name}"
         first = state.task_files.setdefault((industry, task_id), here)
@@ -69,6 +74,53 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         params += [pytest.param(PythonTask(data, where, n), id=f"{task_id}-attempt-{n}", marks=marks)
                    for n in range(1, state.settings.attempts + 1)]
     metafunc.parametrize("callm_task", params, indirect=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object):
+    # After every parametrization (marks, fixtures' params, generate_tests hooks): one item per attempt.
+    items = yield
+    variants: dict[tuple[str, int], list[str]] = {}
+    where = None
+    for item in items if isinstance(items, list) else ():
+        spec = python_task_of(item)
+        if spec is not None:
+            where = spec.where
+            variants.setdefault((task_id_of(spec.data), spec.attempt), []).append(item.name)
+    for (task_id, attempt), names in variants.items():
+        if len(names) > 1:
+            # CollectError: pytest shows its message alone, no traceback through the hooks.
+            problem = (f"{name} plays task {task_id} attempt {attempt} in {len(names)} variants "
+                       f"({', '.join(names)}): an attempt is one call, saved once. Give each variant its own "
+                       "task (its own task_name in @pytest.mark.callm_task), not @pytest.mark.parametrize "
+                       "or a parametrized fixture")
+            raise collector.CollectError(str(TaskError(where, [problem])))
+    return items
+
+
+def task_id_of(data: dict[str, Any]) -> str:
+    return data["task_name"].split(":", 1)[0].strip()
+
+
+def python_task_of(item: pytest.Item) -> PythonTask | None:
+    """The task an item written in Python plays, None for any other item."""
+    spec = getattr(getattr(item, "callspec", None), "params", {}).get("callm_task")
+    return spec if isinstance(spec, PythonTask) else None
+
+
+def python_task_records(items: list[pytest.Item]) -> dict[str, dict[str, str]]:
+    """{node id: {"task", "industry", "sha256"}} of the items that play a task written in Python (the
+    test and task id, its pack, the hash of its data): what the run's manifest hashes, so a resume after
+    a task's data (its answer key) changed is refused."""
+    out = {}
+    for item in items:
+        spec = python_task_of(item)
+        if spec is not None:
+            industry = spec.data["metadata"]["industry"]
+            data = json.dumps(spec.data, sort_keys=True, ensure_ascii=False, default=repr).encode()
+            task = f"{item.parent.nodeid}::{item.originalname}::{industry}/{task_id_of(spec.data)}"
+            out[item.nodeid] = {"task": task, "industry": industry, "sha256": hashlib.sha256(data).hexdigest()}
+    return out
 
 
 def python_task_attempt(request: pytest.FixtureRequest, runner) -> TaskAttempt:

@@ -96,8 +96,10 @@ def _read(path: Path, what: str) -> dict[str, Any]:
 
 
 def _without_task_files(comparable: dict[str, Any]) -> dict[str, Any]:
-    """What every shard of one run shares: the comparable part less the hashes of the files it played."""
-    hashes = {k: v for k, v in (comparable.get("hashes") or {}).items() if k not in ("tasks", "packs")}
+    """What every shard of one run shares: the comparable part less the hashes of the tasks it played
+    (tasks written in Python run in shard 1 only)."""
+    hashes = {k: v for k, v in (comparable.get("hashes") or {}).items()
+              if k not in ("tasks", "packs", "python_tasks")}
     return {**comparable, "hashes": hashes}
 
 
@@ -206,11 +208,17 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
             for part in ("seeds", "trajectories"):  # seeds first: the trajectories' final states name them
                 if (d / part).is_dir():
                     shutil.copytree(d / part, out / part, dirs_exist_ok=True)
+        # Tasks written in Python run in shard 1 only: their hash and count are its.
+        one = next(manifest for _, manifest, record, _ in shards if record["index"] == 1)
+        hashes = {k: v for k, v in first_manifest["comparable"]["hashes"].items() if k != "python_tasks"}
+        python = {"python_tasks": one["python_tasks"]} if "python_tasks" in one else {}
+        if "python_tasks" in one["comparable"]["hashes"]:
+            hashes["python_tasks"] = one["comparable"]["hashes"]["python_tasks"]
         merged_manifest = {
-            **first_manifest,
+            **{k: v for k, v in first_manifest.items() if k != "python_tasks"}, **python,
             "task_files": len({t["file"] for t in table.values()}),
             "comparable": {**first_manifest["comparable"], "hashes": {
-                **first_manifest["comparable"]["hashes"],
+                **hashes,
                 "tasks": digest_of_files([(t["file"], t["sha256"]) for t in table.values()]),
                 "packs": dict(sorted(packs.items()))}},
             "merged_from": [str(Path(d).resolve()) for d, *_ in sorted(shards, key=lambda s: s[2]["index"])],

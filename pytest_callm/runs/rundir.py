@@ -144,7 +144,9 @@ def public_config(config) -> dict[str, Any] | None:
 
 
 def make_manifest(*, model: str, model_config, caller_config, line: str, attempts: int, k: int,
-                  task_files: list[Path], packs: dict[str, Pack], root: Path) -> dict[str, Any]:
+                  task_files: list[Path], packs: dict[str, Pack], root: Path,
+                  python_tasks: dict[str, str] | None = None) -> dict[str, Any]:
+    """`python_tasks`: the sha256 of each task written in Python, by name (test and task id)."""
     comparable = {
         "model": model,
         "model_config": public_config(model_config),
@@ -157,11 +159,14 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
             "verifier": verifier_hash(),
         },
     }
+    counts = {"task_files": len(task_files)}
+    if python_tasks:  # absent otherwise: a run of task files alone keeps the manifest it always had
+        comparable["hashes"]["python_tasks"] = digest_of_files(list(python_tasks.items()))
+        counts["python_tasks"] = len(python_tasks)
     from pytest_callm.scoring.stats import DEFAULT_SEED
 
     return {"format": FORMAT, "package_version": __version__, "k": k, "bootstrap_seed": DEFAULT_SEED,
-            "created_at": dt.datetime.now().isoformat(timespec="seconds"),
-            "task_files": len(task_files), "comparable": comparable}
+            "created_at": dt.datetime.now().isoformat(timespec="seconds"), **counts, "comparable": comparable}
 
 
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
