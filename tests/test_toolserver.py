@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import socket
 import sqlite3
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -462,6 +464,43 @@ def test_live_call_databases_are_capped_and_a_removed_call_frees_its_place(vet_p
                 await client.aclose()
 
         assert set(asyncio.run(through_the_engine_client())) == set(vet_pack.compared_tables)
+
+
+SLOW_ENTRY = """
+import sys, time
+from pytest_callm.toolserver.server import main
+
+args = sys.argv[1:]
+delay = float(args.pop(args.index("--startup") + 1)); args.remove("--startup")
+time.sleep(delay)  # a busy machine, where the child takes this long to come up
+if "--exit" in args:
+    raise SystemExit(3)
+main(args)
+"""
+
+
+@pytest.fixture
+def slow_entry(tmp_path, monkeypatch) -> str:
+    """A tool server entry that sleeps `--startup S` seconds first (and with `--exit`, then dies)."""
+    (tmp_path / "slow_tool_server.py").write_text(SLOW_ENTRY)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    return "slow_tool_server"
+
+
+def test_a_tool_server_that_starts_slowly_is_waited_for(vet_pack, slow_entry):
+    with ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "2"]) as server:
+        assert httpx.get(server.url + "/health", timeout=10).json()["packs"] == [PACK]
+
+
+def test_a_tool_server_that_dies_fails_at_once_and_one_that_hangs_fails_at_the_timeout(vet_pack, slow_entry):
+    began = time.monotonic()
+    with pytest.raises(ToolServerError, match=r"exited with code 3 before it was ready.*slow_tool_server"):
+        ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "0", "--exit"]).start()
+    assert time.monotonic() - began < 30  # not after the (300 s) timeout
+    hanging = ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "60"])
+    with pytest.raises(ToolServerError, match=r"still starting after 1s.*it was stopped"):
+        hanging.start(timeout=1)
+    assert hanging._proc is None  # stopped, not left behind
 
 
 # --- 4. unknown tools and packs ----------------------------------------------------------------
