@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest

@@ -444,8 +444,9 @@ def test_live_call_databases_are_capped_and_a_removed_call_frees_its_place(vet_p
         first, second, third = new_id("cap"), new_id("cap"), new_id("cap")
         start(http, first)
         ok(http, second, "verify_owner", DANA)  # a first tool request makes a call too
-        for refused_request in (http.post(f"/packs/{PACK}/call", headers={CALL_ID_HEADER: third}),
-                                http.post(f"/packs/{PACK}/tools/verify_owner", json=DANA, headers={CALL_ID_HEADER: third})):
+        headers = {CALL_ID_HEADER: third}
+        for refused_request in (http.post(f"/packs/{PACK}/call", headers=headers),
+                                http.post(f"/packs/{PACK}/tools/verify_owner", json=DANA, headers=headers)):
             assert refused_request.status_code == 429, refused_request.text
             body = refused_request.json()
             assert body["error_code"] == "too_many_calls" and "(2)" in body["caller_safe_message"], body

@@ -444,7 +444,8 @@ class CallmState:
         option = "resume" if self.settings.resume else "out"
         if self.rescore_from is None:  # a resume refused leaves the folder as it found it, lock and all
             if self.settings.resume and self._manifest_of(self.run_dir, option) is None:
-                raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there (no manifest.json)")
+                raise pytest.UsageError(f"--callm-resume={self.settings.resume}: no run to resume there "
+                                        "(no manifest.json)")
             self._comparable(manifest, option)
         try:
             self.run_dir.lock()  # one run writes to a folder at a time
@@ -549,8 +550,8 @@ class CallmState:
         terminalreporter.section("callm")
         width = shutil.get_terminal_size().columns
         partial = f"interrupted after {len(self.results)} of {self.total} items" if interrupted else None
-        terminalreporter.write(render(summary, self.settings.model or "?", width=width, color=terminalreporter.hasmarkup,
-                                      partial=partial))
+        terminalreporter.write(render(summary, self.settings.model or "?", width=width,
+                                      color=terminalreporter.hasmarkup, partial=partial))
         groups, total = usage_by_industry(self.results)
         if groups:
             terminalreporter.write(render_usage(groups, total, self.settings.model, width=width,

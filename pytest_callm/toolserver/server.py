@@ -17,9 +17,10 @@ violations, nesting too deep, lone surrogates, too long) are an `ok: false` enve
 `error_code: invalid_arguments` (HTTP 200: the model is meant to read it); a body that is not JSON
 is a 400, a missing or malformed call id a 400, an unknown pack, tool or call a 404, a body over
 MAX_BODY_BYTES a 413 (refused on its Content-Length before a byte of it is read, or as soon as a
-streamed one passes the limit), a new call past the store's limit of live calls a 429. Only a bug in a pack's own code gives a 500, which the
-engine treats as an infrastructure error rather than a model failure; its traceback goes to the
-server's stderr, never into a response (it holds the server's paths).
+streamed one passes the limit), a new call past the store's limit of live calls a 429. Only a bug
+in a pack's own code gives a 500, which the engine treats as an infrastructure error rather than a
+model failure; its traceback goes to the server's stderr, never into a response (it holds the
+server's paths).
 """
 
 from __future__ import annotations
@@ -429,8 +430,8 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls), log_level="warning", access_log=False,
-                                lifespan="off")
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls), log_level="warning",
+                                access_log=False, lifespan="off")
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
