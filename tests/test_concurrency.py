@@ -165,8 +165,8 @@ def test_ctrl_c_cancels_the_calls_in_flight_says_so_and_a_resume_finishes_the_ru
     assert "KeyboardInterrupt" in out
     assert 2 <= len(saved(run)) <= 3 + 8  # those reported, and at most the calls then in flight
     # The table says its figures are partial; the last line says what is saved and how to finish.
-    assert "CALLM results: model scripted, k = 10 (PARTIAL: interrupted after " in out, out[-3000:]
-    assert "PARTIAL figures: they count only the attempts played before the run stopped;" in out
+    assert "CALLM results (PARTIAL): model scripted, k = 10" in out, out[-3000:]
+    assert "PARTIAL figures: interrupted after " in out and " of 20 items." in out
     line = f"callm: interrupted: {len(saved(run))} of 20 attempts saved; resume with pytest"
     assert line in out and out.index(line) < out.index("KeyboardInterrupt"), out[-3000:]
     resume = out.split(line, 1)[1].splitlines()[0]

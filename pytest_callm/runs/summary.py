@@ -35,7 +35,7 @@ def _row(table: Table, g: GroupScore, k_mark: str, indent: str = "", style: str 
 def _results_table(summary: Summary, model: str, mark: str, with_ci: bool, partial: str | None = None) -> Table:
     k = summary.k
     iv = summary.intervals
-    title = f"CALLM results: model {model}, k = {k}" + (f" (PARTIAL: {partial})" if partial else "")
+    title = f"CALLM results{' (PARTIAL)' if partial else ''}: model {model}, k = {k}"  # short: never wrapped
     table = Table(title=title, title_justify="left", expand=False)
     columns = [("scope", "left"), ("tasks", "right"), ("attempts", "right"), ("passed", "right"),
                ("pass@1", "right"), (f"pass^{k}", "right")]
@@ -89,9 +89,10 @@ def render(summary: Summary, model: str, width: int = 100, color: bool = False, 
         console.print(table)
     for line in footnotes(summary, mark):
         console.print(line)
-    if partial:  # each line under 80 columns, as the footnotes
-        console.print("PARTIAL figures: they count only the attempts played before the run stopped;")
-        console.print("  tasks and industries not reached are missing. Resume the run to finish them.")
+    if partial:  # lines under 80 columns, as the footnotes
+        console.print(f"PARTIAL figures: {partial}.")
+        console.print("  They count only the attempts played before the run stopped; tasks and")
+        console.print("  industries not reached are missing. Resume the run to finish them.")
     return out.getvalue()
 
 
