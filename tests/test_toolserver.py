@@ -489,7 +489,7 @@ def slow_entry(tmp_path, monkeypatch) -> str:
 
 
 def test_a_tool_server_that_starts_slowly_is_waited_for(vet_pack, slow_entry):
-    with ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "2"]) as server:
+    with ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "1"]) as server:
         assert httpx.get(server.url + "/health", timeout=10).json()["packs"] == [PACK]
 
 
