@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pytest_callm.task.pack import PackError, PackRegistry, default_industries
 from pytest_callm.task.task_file import TaskError
+from pytest_callm.toolserver.calldb import MAX_LIVE_CALLS
 
 
 
@@ -87,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
     sub.add_parser("export", help="write the tasks as dataset rows, JSON lines (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765)
+    p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
+                         help="live call databases per pack before new calls are refused (429)")
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries
 
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
 
             packs = PackRegistry(industries)
             dirs = [packs.get(n).root for n in packs.names()]  # load and check every pack first
-            serve(dirs, args.port, watch_stdin=False,
+            serve(dirs, args.port, watch_stdin=False, max_live_calls=args.max_live_calls,
                   announce=lambda url: print(f"tool server for {', '.join(packs.names())} at {url} "
                                              "(Ctrl-C stops it)", flush=True))
             return 0

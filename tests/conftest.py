@@ -37,8 +37,14 @@ class PackCall:
         assert response.status_code == 200, response.text
         return response.json()
 
+    def start(self):
+        response = self.http.post(f"/packs/{self.pack}/call", headers={"X-Call-Id": self.id})
+        assert response.status_code == 200, response.text
+
     def state(self):
-        return self.http.get(f"/packs/{self.pack}/state", headers={"X-Call-Id": self.id}).json()
+        response = self.http.get(f"/packs/{self.pack}/state", headers={"X-Call-Id": self.id})
+        assert response.status_code == 200 and response.json()["ok"], response.text
+        return response.json()["data"]
 
     def ok(self, name: str, **arguments):
         result = self.tool(name, **arguments)

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -140,24 +138,50 @@ def test_a_refused_key_stops_the_run_and_cancels_the_calls_in_flight(project, op
     assert len(openai_server.log) <= 8  # the first request of each call in flight, and no more
 
 
-def test_ctrl_c_cancels_the_calls_in_flight_and_a_resume_finishes_the_run(project, openai_server):
+SIGINT_AFTER_THREE = """
+import os, signal
+
+reported = []
+
+
+def pytest_runtest_logreport(report):  # Ctrl-C once three items are in, with other calls in flight
+    if report.when == "call":
+        reported.append(report.nodeid)
+        if len(reported) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_ctrl_c_cancels_the_calls_in_flight_says_so_and_a_resume_finishes_the_run(project, openai_server):
     openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / SECOND / "task.json", EXAMPLE_PACK.parent), delay_ms=60)
+    (project.path / "sigint_after_three.py").write_text(SIGINT_AFTER_THREE)
     run = project.path / "run"
-    cmd = [sys.executable, "-m", "pytest", "-q", *RUN, "--callm-concurrency=8", f"--callm-out={run}"]
-    proc = subprocess.Popen(cmd, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 60
-    while not (run / "trajectories").exists() or not saved(run):
-        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before any call was saved"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    cmd = [sys.executable, "-m", "pytest", "-q", *RUN, "--callm-concurrency=8", f"--callm-out={run}",
+           "-p", "sigint_after_three"]
+    proc = subprocess.run(cmd, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=120)
+    out = proc.stdout
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out
     assert "KeyboardInterrupt" in out
-    assert 1 <= len(saved(run)) < 20
+    assert 2 <= len(saved(run)) <= 3 + 8  # those reported, and at most the calls then in flight
+    # The table says its figures are partial; the last line says what is saved and how to finish.
+    assert "CALLM results (PARTIAL): model scripted, k = 10" in out, out[-3000:]
+    assert "PARTIAL figures: interrupted after " in out and " of 20 items." in out
+    line = f"callm: interrupted: {len(saved(run))} of 20 attempts saved; resume with pytest"
+    assert line in out and out.index(line) < out.index("KeyboardInterrupt"), out[-3000:]
+    resume = out.split(line, 1)[1].splitlines()[0]
+    assert resume.endswith(f"--callm-resume={run}") and "--callm-out" not in resume
+    assert json.loads((run / "report.json").read_text())["interrupted"] == line.removeprefix("callm: ") + resume
+    assert "PARTIAL figures</b>: the run was interrupted: " in (run / "report.html").read_text()
+    assert not (run / ".lock").exists()
 
     resumed = project.runpytest(*RUN, "--callm-concurrency=8", f"--callm-resume={run}")
     resumed.assert_outcomes(passed=10, failed=10)
     assert len(saved(run)) == 20
+    assert "interrupted" not in resumed.stdout.str() and "PARTIAL" not in resumed.stdout.str()
+    assert "interrupted" not in json.loads((run / "report.json").read_text())
+    assert "PARTIAL" not in (run / "report.html").read_text()
+    assert not (run / ".lock").exists()  # a run that ends cleanly leaves no lock behind
 
 
 def test_a_runtime_that_cannot_start_fails_each_attempt_in_its_own_report(vet_pack, load_task):

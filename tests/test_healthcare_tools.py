@@ -488,7 +488,8 @@ def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(cal
 
 
 def test_911_advice_is_recorded_in_a_compared_row_without_verification(call):
-    assert call.state().get("emergency_advice", []) == []
+    call.start()
+    assert call.state()["emergency_advice"] == []
     data = call.ok("advise_emergency_services", symptoms="lips and tongue swelling, hard to breathe")
     assert (data["advice"], data["status"]) == ("call_911", "advised")
     assert [r["advice"] for r in call.state()["emergency_advice"]] == ["call_911"]

@@ -100,12 +100,16 @@ def test_a_killed_run_resumes_to_the_report_of_an_uninterrupted_run(tmp_path):
     assert (tmp_path / "again" / "report.json").read_bytes() == (out / "report.json").read_bytes()
 
 
-def test_resuming_into_a_run_made_with_other_settings_is_refused(tmp_path):
+def test_resuming_into_a_run_made_with_other_settings_is_refused_and_leaves_its_lock_alone(tmp_path):
     out = tmp_path / "run"
     run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=3", check=False)
+    assert not (out / ".lock").exists()  # a run that ended cleanly leaves no lock
+    (out / ".lock").write_text("4242\n")  # as a killed run leaves it
+    os.utime(out / ".lock", (1_000_000_000, 1_000_000_000))
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={out}", "-k", "C2-E1", "--callm-attempts=3", check=False)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "holds a run made with other settings or inputs (attempts)" in proc.stderr
+    assert (out / ".lock").read_text() == "4242\n" and (out / ".lock").stat().st_mtime == 1_000_000_000
 
 
 def test_resuming_after_a_task_changed_is_refused(tmp_path, pytester):
@@ -129,6 +133,7 @@ def test_resume_needs_a_run_to_resume(tmp_path):
     proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={tmp_path / 'nothing'}", check=False)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "no run to resume there" in proc.stderr
+    assert not (tmp_path / "nothing").exists()  # refused: neither the folder nor a lock in it was made
 
 
 # --- bad run directories are usage errors naming the file -------------------------------------------

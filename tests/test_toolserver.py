@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import socket
 import sqlite3
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -22,7 +25,7 @@ from pytest_callm.toolserver.calldb import CallStore, snapshot
 from pytest_callm.task.pack import load_pack
 from pytest_callm.toolkit import SESSION_TABLE
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
-from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer, run_tool
+from pytest_callm.toolserver.server import CALL_ID_HEADER, MAX_BODY_BYTES, ToolServer, run_tool
 
 PACK = "vet_clinic"
 DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}  # o1: Biscuit (p1), Pepper (p2), has email
@@ -74,7 +77,9 @@ def start(http: httpx.Client, call_id: str, pack: str = PACK) -> None:
 def state(http: httpx.Client, call_id: str, pack: str = PACK) -> dict:
     r = http.get(f"/packs/{pack}/state", headers={CALL_ID_HEADER: call_id})
     assert r.status_code == 200, r.text
-    return r.json()
+    body = r.json()
+    assert set(body) == {"ok", "data", "error_code", "caller_safe_message"} and body["ok"] is True, body
+    return body["data"]
 
 
 @pytest.fixture(scope="module")
@@ -388,6 +393,115 @@ def test_non_json_body_is_400_bad_request(http, raw):
     assert r.status_code == 400, r.text
     body = r.json()
     assert body["ok"] is False and body["error_code"] == "bad_request"
+
+
+def _raw_request(server: ToolServer, head: str, chunks=()) -> bytes:
+    """Send a request head (and body chunks) on a raw socket; the response as far as it came in 10 s."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        for chunk in chunks:
+            sock.sendall(chunk)
+        data = b""
+        while b"}" not in data:  # the envelope's end: the whole (small) response is in
+            try:
+                more = sock.recv(65536)
+            except TimeoutError:
+                break
+            if not more:
+                break
+            data += more
+        return data
+
+
+def test_an_oversized_body_is_refused_on_its_length_before_it_is_read(tool_server, http):
+    call_id = new_id("huge")
+    # Not a byte of the announced body is sent: a server that read it first would never answer.
+    answer = _raw_request(tool_server, f"POST /packs/{PACK}/tools/verify_owner HTTP/1.1\r\nHost: x\r\n"
+                                       f"{CALL_ID_HEADER}: {call_id}\r\nContent-Type: application/json\r\n"
+                                       f"Content-Length: {30_000_000}\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 413"), answer
+    body = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    assert body["ok"] is False and body["error_code"] == "body_too_large", body
+    assert "30,000,000" in body["caller_safe_message"] and body["data"] == {"max_bytes": MAX_BODY_BYTES}
+    assert http.get(f"/packs/{PACK}/state", headers={CALL_ID_HEADER: call_id}).status_code == 404  # no call made
+
+
+def test_a_streamed_body_is_cut_once_it_passes_the_limit(tool_server):
+    chunk = b"x" * 1_000_000
+    sent = [b"%x\r\n%s\r\n" % (len(chunk), chunk)] * (MAX_BODY_BYTES // len(chunk) + 2)
+    # Chunked, with no length and no last chunk: only a server that stops reading at the limit answers.
+    answer = _raw_request(tool_server, f"POST /packs/{PACK}/tools/verify_owner HTTP/1.1\r\nHost: x\r\n"
+                                       f"{CALL_ID_HEADER}: {new_id('stream')}\r\nContent-Type: application/json\r\n"
+                                       "Transfer-Encoding: chunked\r\n\r\n", sent)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:300]
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error_code"] == "body_too_large"
+
+
+def test_live_call_databases_are_capped_and_a_removed_call_frees_its_place(vet_pack):
+    with ToolServer({vet_pack.name: vet_pack}, extra_args=["--max-live-calls", "2"]) as server, \
+            httpx.Client(base_url=server.url, timeout=10) as http:
+        first, second, third = new_id("cap"), new_id("cap"), new_id("cap")
+        start(http, first)
+        ok(http, second, "verify_owner", DANA)  # a first tool request makes a call too
+        headers = {CALL_ID_HEADER: third}
+        for refused_request in (http.post(f"/packs/{PACK}/call", headers=headers),
+                                http.post(f"/packs/{PACK}/tools/verify_owner", json=DANA, headers=headers)):
+            assert refused_request.status_code == 429, refused_request.text
+            body = refused_request.json()
+            assert body["error_code"] == "too_many_calls" and "(2)" in body["caller_safe_message"], body
+        assert http.get(f"/packs/{PACK}/state", headers={CALL_ID_HEADER: third}).status_code == 404
+        ok(http, first, "verify_owner", DANA)  # a live call still works when the server is full
+
+        async def through_the_engine_client():
+            client = ToolClient(server.url)
+            try:
+                with pytest.raises(ToolServerError, match="429.*remove finished calls"):
+                    await client.start_call(PACK, third)
+                await client.remove_call(PACK, first)
+                await client.start_call(PACK, third)
+                return await client.state(PACK, third)
+            finally:
+                await client.aclose()
+
+        assert set(asyncio.run(through_the_engine_client())) == set(vet_pack.compared_tables)
+
+
+SLOW_ENTRY = """
+import sys, time
+from pytest_callm.toolserver.server import main
+
+args = sys.argv[1:]
+delay = float(args.pop(args.index("--startup") + 1)); args.remove("--startup")
+time.sleep(delay)  # a busy machine, where the child takes this long to come up
+if "--exit" in args:
+    raise SystemExit(3)
+main(args)
+"""
+
+
+@pytest.fixture
+def slow_entry(tmp_path, monkeypatch) -> str:
+    """A tool server entry that sleeps `--startup S` seconds first (and with `--exit`, then dies)."""
+    (tmp_path / "slow_tool_server.py").write_text(SLOW_ENTRY)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    return "slow_tool_server"
+
+
+def test_a_tool_server_that_starts_slowly_is_waited_for(vet_pack, slow_entry):
+    with ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "1"]) as server:
+        assert httpx.get(server.url + "/health", timeout=10).json()["packs"] == [PACK]
+
+
+def test_a_tool_server_that_dies_fails_at_once_and_one_that_hangs_fails_at_the_timeout(vet_pack, slow_entry):
+    began = time.monotonic()
+    with pytest.raises(ToolServerError, match=r"exited with code 3 before it was ready.*slow_tool_server"):
+        ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "0", "--exit"]).start()
+    assert time.monotonic() - began < 30  # not after the (300 s) timeout
+    hanging = ToolServer({vet_pack.name: vet_pack}, entry=slow_entry, extra_args=["--startup", "60"])
+    with pytest.raises(ToolServerError, match=r"still starting after 1s.*it was stopped"):
+        hanging.start(timeout=1)
+    assert hanging._proc is None  # stopped, not left behind
 
 
 # --- 4. unknown tools and packs ----------------------------------------------------------------

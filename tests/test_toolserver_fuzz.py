@@ -105,9 +105,9 @@ def test_every_legal_tool_answers_any_input_with_the_envelope(legal_server):
             r = http.post(f"/packs/{LEGAL.name}/tools/{tool}", content=body,
                           headers={CALL_ID_HEADER: f"fuzz-{tag}-{call}", "Content-Type": "application/json"})
             seen.add(assert_envelope(r)["error_code"])
-            if r.json()["error_code"] is None:  # what a tool wrote reads back (the state is tables, not an envelope)
+            if r.json()["error_code"] is None:  # what a tool wrote reads back, its tables in the envelope
                 dump = http.get(f"/packs/{LEGAL.name}/state", headers={CALL_ID_HEADER: f"fuzz-{tag}-{call}"})
-                assert dump.status_code == 200 and set(dump.json()) == set(LEGAL.compared_tables), dump.text
+                assert set(assert_envelope(dump)["data"]) == set(LEGAL.compared_tables), dump.text
 
         fuzz()
     assert None in seen and "invalid_arguments" in seen  # the fuzz reached the tools' logic, not only refusals
@@ -136,7 +136,7 @@ def test_hostile_bodies_are_refused_with_the_envelope(legal_server, body):
     server, _ = legal_server
     r = httpx.post(f"{server.url}/packs/{LEGAL.name}/tools/lookup_caller", content=body, timeout=30,
                    headers={CALL_ID_HEADER: "hostile-" + uuid.uuid4().hex, "Content-Type": "application/json"})
-    assert assert_envelope(r)["error_code"] in ("invalid_arguments", "bad_request")
+    assert assert_envelope(r)["error_code"] in ("invalid_arguments", "bad_request", "body_too_large")
 
 
 def _exchange(sock: socket.socket, method: str, path: str, body: bytes, call_id: str) -> bytes:

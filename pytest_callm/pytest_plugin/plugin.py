@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 import time
@@ -45,6 +46,7 @@ from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds t
     callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
 from pytest_callm.pytest_plugin.python_tasks import (  # noqa: F401  (pytest finds the hooks here)
     MARKER as PYTHON_TASK_MARKER, pytest_generate_tests, pytest_pycollect_makeitem, python_task_records)
+from pytest_callm.model import redact
 from pytest_callm.model.serve import ModelServer, ServeError
 from pytest_callm.toolserver.client import ToolServerError, check_tool_server
 from pytest_callm.runs.summary import render, render_usage
@@ -138,6 +140,8 @@ class CallmState:
         self.results: list[dict[str, Any]] = []
         self._summary: tuple[int, Any] | None = None  # (results counted, their summary): see summary()
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+        self.session_interrupted = False  # set at session finish: the report says so
+        self.selected: list[tuple[str, str, int]] = []  # (industry, task id, attempt) of the selected task items
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
@@ -348,6 +352,7 @@ class CallmState:
         No timestamps and a fixed order: the same trajectories and verifier give the same bytes.
         """
         results = sorted(self.results, key=lambda r: (r["industry"], r["task_id"], r["attempt"]))
+        interrupted = self.interrupted_line() if self.session_interrupted else None
         groups, total = usage_by_industry(results)
         turns = [t for r in results for t in r.get("line_turns", [])]
         profile = None if is_clean(self.settings.line) else load_profile(self.settings.line)
@@ -357,6 +362,7 @@ class CallmState:
             "usage": {"industries": {k: g.to_json() for k, g in groups.items()}, "total": total.to_json()}
                      if groups else None,
             "line_rates": realized_rates(turns, profile) if turns else None,
+            **({"interrupted": interrupted} if interrupted else {}),
             "attempts": results,
         })
         from pytest_callm.runs.report_html import write_html_report  # Jinja2 is only needed here
@@ -378,6 +384,7 @@ class CallmState:
         return self.caller_config.name
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
+        self.session_interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if not hasattr(self.config, "workerinput") and self.results and self._started:
             self.write_report()
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
@@ -454,6 +461,15 @@ class CallmState:
                 packs[record["industry"]] = self.packs.get(record["industry"])
             except (KeyError, PackError):
                 continue  # its attempts fail naming the pack
+        for i in ids:  # what an interrupted run counts as saved, of what was selected
+            file, _, name = i.partition("::")
+            attempt = re.search(r"\[attempt-(\d+)\]$", name)
+            if file in tasks and attempt:
+                self.selected.append((*tasks[file], int(attempt[1])))
+        for node, record in python.items():
+            attempt = re.search(r"attempt-(\d+)", node.rpartition("[")[2])
+            if attempt:
+                self.selected.append((record["industry"], record["task"].rpartition("/")[2], int(attempt[1])))
         self.task_pages = TaskPages.for_items(self.run_dir.path, self.settings.industries, self.settings.model,
                                               self.settings.k, ids, tasks)
         manifest = make_manifest(model=self.settings.model, model_config=self.model_config,
@@ -465,6 +481,8 @@ class CallmState:
         if self.release_check is not None:
             manifest["release"] = self.release_check.to_json()
         option = "resume" if self.settings.resume else "out"
+        if self.rescore_from is None:  # a resume refused leaves the folder as it found it, lock and all
+            self._comparable(manifest, option)  # (a resume with no run there was refused at the start)
         try:
             self.run_dir.lock()  # one run writes to a folder at a time
         except RunDirError as e:
@@ -474,8 +492,13 @@ class CallmState:
                                                     "comparable": self.rescore_from.manifest()["comparable"],
                                                     "verifier_now": verifier_hash()})
             return
+        self.resuming = self._comparable(manifest, option, start=True)  # again, now that the folder is ours
+
+    def _comparable(self, manifest: dict[str, Any], option: str, start: bool = False) -> bool:
+        """Whether the folder holds a run this one resumes (with `start`, write the manifest of a new
+        one); a usage error when it holds an incomparable run."""
         try:
-            self.resuming = self.run_dir.start(manifest)
+            return self.run_dir.start(manifest) if start else self.run_dir.check(manifest)
         except RunDirError as e:
             raise pytest.UsageError(f"--callm-{option}: {e}") from None
 
@@ -554,12 +577,17 @@ class CallmState:
         if self.not_collected:  # their tasks are in no figure: say so where the figures are
             terminalreporter.write_line(f"callm: {len(self.not_collected)} task file(s) could not be collected and "
                                         "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
+        interrupted = self.interrupted_line() if exitstatus == pytest.ExitCode.INTERRUPTED else None
         if not self.results:
+            if interrupted:
+                terminalreporter.write_line(f"callm: {interrupted}", red=True, bold=True)
             return
         summary = self.summary()
         terminalreporter.section("callm")
         width = shutil.get_terminal_size().columns
-        terminalreporter.write(render(summary, self.settings.model or "?", width=width, color=terminalreporter.hasmarkup))
+        partial = f"interrupted after {len(self.results)} of {self.total} items" if interrupted else None
+        terminalreporter.write(render(summary, self.settings.model or "?", width=width,
+                                      color=terminalreporter.hasmarkup, partial=partial))
         groups, total = usage_by_industry(self.results)
         if groups:
             terminalreporter.write(render_usage(groups, total, self.settings.model, width=width,
@@ -581,6 +609,26 @@ class CallmState:
             page = report_page_line(self.run_dir.path, terminalreporter.hasmarkup)
             if page:
                 terminalreporter.write_line(page)
+        if interrupted:  # last, right above pytest's KeyboardInterrupt banner
+            terminalreporter.write_line(f"callm: {interrupted}", red=True, bold=True)
+
+    def interrupted_line(self) -> str | None:
+        """`interrupted: 7 of 20 attempts saved; resume with pytest ... --callm-resume=DIR`."""
+        if not self._started or not self.selected or self.rescore_from is not None:
+            return None
+        saved = sum(self.run_dir.trajectory_path(*s).exists() for s in self.selected)
+        args = [a for a in self.config.invocation_params.args if isinstance(a, str)]
+        kept, skip = [], False
+        for a in args:  # the same command, pointed at this run's folder
+            if skip:
+                skip = False
+            elif a in ("--callm-out", "--callm-resume"):
+                skip = True
+            elif not a.startswith(("--callm-out=", "--callm-resume=")):
+                option, eq, url = a.partition("=")  # a password in a base URL is never shown
+                kept.append(option + eq + redact.public_url(url) if eq and "://" in url else a)
+        command = redact.text(shlex.join(["pytest", *kept, f"--callm-resume={self.run_dir.path}"]))
+        return f"interrupted: {saved} of {len(self.selected)} attempts saved; resume with {command}"
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",

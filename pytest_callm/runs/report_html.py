@@ -858,6 +858,7 @@ class Builder:
             "created_at": manifest.get("created_at"), "package_version": manifest.get("package_version"),
             "k": report.get("k") or manifest.get("k"), "attempts_per_task": comparable.get("attempts"),
             "line": line_name(comparable.get("line")), "rescored_from": manifest.get("rescored_from"),
+            "interrupted": report.get("interrupted"),  # the run stopped early: every figure is partial
             "settings": settings, "key_variables": secret_variables(manifest),
             "hashes": [("tasks", hashes.get("tasks")), ("verifier", hashes.get("verifier")),
                        *((f"pack {n}", h) for n, h in sorted((hashes.get("packs") or {}).items()))],

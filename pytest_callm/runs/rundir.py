@@ -15,8 +15,8 @@ into a folder made by another setup is refused. The report holds no timestamp, s
 same trajectories with the same verifier reproduces it byte for byte.
 
 One run writes to a folder at a time: it holds an advisory lock on `.lock` (which names its pid)
-for as long as it runs. The kernel drops the lock when its holder dies, so the lock of a killed
-run is simply taken over.
+for as long as it runs, and removes the file as it ends. The kernel drops the lock when its holder
+dies, so the lock of a killed run is simply taken over.
 """
 
 from __future__ import annotations
@@ -212,21 +212,35 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
         if fcntl is None or getattr(self, "_lock", None) is not None:
             return
-        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            owner = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise RunDirError(f"{self.path} is in use by another run (pid {owner}); wait for it to finish, "
-                              "or use another --callm-out") from None
+        path = self.path / ".lock"
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = os.read(fd, 64).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise RunDirError(f"{self.path} is in use by another run (pid {owner}); wait for it to finish, "
+                                  "or use another --callm-out") from None
+            try:
+                current = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                current = False
+            if current:
+                break
+            os.close(fd)  # its holder removed it as it ended, after we opened it: lock the new one
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock = fd
 
     def unlock(self) -> None:
+        """Let the folder go: the lock file is removed (still held, so no one locks it meanwhile)."""
         fd, self._lock = getattr(self, "_lock", None), None
         if fd is not None:
+            try:
+                os.unlink(self.path / ".lock")
+            except OSError:
+                pass  # the folder was removed under us: nothing to clean
             os.close(fd)  # closing drops the lock
 
     def start(self, manifest: dict[str, Any]) -> bool:
@@ -234,9 +248,16 @@ class RunDir:
 
         Returns True when resuming. Raises RunDirError when the folder holds an incomparable run.
         """
+        if self.check(manifest):
+            return True
+        write_json(self.manifest_path, manifest)
+        return False
+
+    def check(self, manifest: dict[str, Any]) -> bool:
+        """Whether the folder holds a run comparable with `manifest` (False: none), writing nothing.
+        Raises RunDirError when it holds an incomparable run."""
         old = self.manifest()
         if old is None:
-            write_json(self.manifest_path, manifest)
             return False
         changed = differences(old.get("comparable", {}), manifest["comparable"])
         if changed:

@@ -32,10 +32,11 @@ def _row(table: Table, g: GroupScore, k_mark: str, indent: str = "", style: str 
     table.add_row(*cells, style=style)
 
 
-def _results_table(summary: Summary, model: str, mark: str, with_ci: bool) -> Table:
+def _results_table(summary: Summary, model: str, mark: str, with_ci: bool, partial: str | None = None) -> Table:
     k = summary.k
     iv = summary.intervals
-    table = Table(title=f"CALLM results: model {model}, k = {k}", title_justify="left", expand=False)
+    title = f"CALLM results{' (PARTIAL)' if partial else ''}: model {model}, k = {k}"  # short: never wrapped
+    table = Table(title=title, title_justify="left", expand=False)
     columns = [("scope", "left"), ("tasks", "right"), ("attempts", "right"), ("passed", "right"),
                ("pass@1", "right"), (f"pass^{k}", "right")]
     if with_ci:
@@ -73,19 +74,25 @@ def _interval_table(summary: Summary, mark: str) -> Table:
     return table
 
 
-def render(summary: Summary, model: str, width: int = 100, color: bool = False) -> str:
+def render(summary: Summary, model: str, width: int = 100, color: bool = False, partial: str | None = None) -> str:
+    """The results table and its footnotes; `partial` (why the run stopped early) marks every figure
+    as covering only the attempts played so far."""
     mark = "*"
     iv = summary.intervals
     out = io.StringIO()
     console = Console(file=out, width=width, force_terminal=color, color_system="auto" if color else None)
-    table = _results_table(summary, model, mark, with_ci=iv is not None)
+    table = _results_table(summary, model, mark, with_ci=iv is not None, partial=partial)
     if iv is not None and Measurement.get(console, console.options.update_width(10_000), table).maximum > width:
-        console.print(_results_table(summary, model, mark, with_ci=False))
+        console.print(_results_table(summary, model, mark, with_ci=False, partial=partial))
         console.print(_interval_table(summary, mark))
     else:
         console.print(table)
     for line in footnotes(summary, mark):
         console.print(line)
+    if partial:  # lines under 80 columns, as the footnotes
+        console.print(f"PARTIAL figures: {partial}.")
+        console.print("  They count only the attempts played before the run stopped; tasks and")
+        console.print("  industries not reached are missing. Resume the run to finish them.")
     return out.getvalue()
 
 

@@ -22,6 +22,10 @@ from pytest_callm.toolkit import SESSION_DDL
 
 CALL_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 CALL_ID_HEADER = "X-Call-Id"  # every request that touches a call's state carries its id here
+# Live call databases one server holds per pack: a run keeps only its calls in flight live (32 by
+# default), or with --callm-keep-calls every call it plays (the benchmark: 900). A client that makes
+# call ids without removing them is refused here, not served until the disk is full.
+MAX_LIVE_CALLS = 20_000
 
 
 def valid_call_id(call_id: str | None) -> bool:
@@ -37,13 +41,19 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+class TooManyCalls(Exception):
+    """A new call database would pass the store's limit of live calls."""
+
+
 class CallStore:
     """The call databases of one pack under one folder."""
 
     KEEP_OPEN = 64  # connections kept for the server's most recent calls
 
-    def __init__(self, pack: Pack, root: Path):
+    def __init__(self, pack: Pack, root: Path, max_live: int = MAX_LIVE_CALLS):
         self.pack = pack
+        self.max_live = max_live
+        self._live: set[str] = set()  # the calls this store created or opened and has not removed
         self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
         self.root = Path(root) / pack.name
         self.root.mkdir(parents=True, exist_ok=True)
@@ -71,6 +81,10 @@ class CallStore:
     def open(self, call_id: str) -> sqlite3.Connection:
         path = self.path(call_id)
         if not path.exists():
+            if len(self._live) >= self.max_live:
+                raise TooManyCalls(f"{len(self._live):,} calls of pack {self.pack.name!r} are live, the most this "
+                                   f"server holds ({self.max_live:,}): remove finished calls (DELETE .../call) "
+                                   "before starting more")
             tmp = self.root / f".{call_id}.{uuid.uuid4().hex}.tmp"
             shutil.copyfile(self.template, tmp)
             try:
@@ -79,6 +93,7 @@ class CallStore:
                 pass
             finally:
                 tmp.unlink()
+        self._live.add(call_id)
         return connect(path)
 
     def exists(self, call_id: str) -> bool:
@@ -89,6 +104,7 @@ class CallStore:
         db = self._recent.pop(call_id, None)
         if db is not None:
             db.close()
+        self._live.discard(call_id)
         path = self.path(call_id)
         for leftover in (path, path.with_name(path.name + "-journal")):
             leftover.unlink(missing_ok=True)

@@ -61,7 +61,7 @@ class ToolClient:
         await self._send("DELETE", f"/packs/{pack}/call", call_id)
 
     async def state(self, pack: str, call_id: str) -> dict[str, list[dict[str, Any]]]:
-        return await self._send("GET", f"/packs/{pack}/state", call_id)
+        return (await self._send("GET", f"/packs/{pack}/state", call_id))["data"]
 
     async def health(self) -> dict[str, Any]:
         try:
@@ -85,7 +85,7 @@ class ToolClient:
             payload = json.loads(text)
         except ValueError:
             raise ToolServerError(f"{method} {path} -> HTTP {status}, not JSON: {text[:300]}") from None
-        if status >= 500 or status in (400, 404):
+        if status >= 400:  # the model's own mistakes are 200 envelopes; anything else is infrastructure
             detail = payload.get("caller_safe_message") if isinstance(payload, dict) else payload
             raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}")
         return payload

@@ -12,12 +12,15 @@ More routes can be mounted on the same app (`mounts`: callables given the app on
 are in place), so a layer above, such as an RL adapter, serves from this server without this layer
 knowing it.
 
-Every answer is the result envelope. Bad arguments (schema violations, nesting too deep, lone
-surrogates, too long) are an `ok: false` envelope with `error_code: invalid_arguments` (HTTP 200:
-the model is meant to read it); a body that is not JSON is a 400, a missing or malformed call id a
-400, an unknown pack, tool or call a 404. Only a bug in a pack's own code gives a 500, which the
-engine treats as an infrastructure error rather than a model failure; its traceback goes to the
-server's stderr, never into a response (it holds the server's paths).
+Every answer is the result envelope (the state's tables are its `data`). Bad arguments (schema
+violations, nesting too deep, lone surrogates, too long) are an `ok: false` envelope with
+`error_code: invalid_arguments` (HTTP 200: the model is meant to read it); a body that is not JSON
+is a 400, a missing or malformed call id a 400, an unknown pack, tool or call a 404, a body over
+MAX_BODY_BYTES a 413 (refused on its Content-Length before a byte of it is read, or as soon as a
+streamed one passes the limit), a new call past the store's limit of live calls a 429. Only a bug
+in a pack's own code gives a 500, which the engine treats as an infrastructure error rather than a
+model failure; its traceback goes to the server's stderr, never into a response (it holds the
+server's paths).
 """
 
 from __future__ import annotations
@@ -42,9 +45,9 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from pytest_callm.toolserver.calldb import CALL_ID_HEADER, CallStore, valid_call_id
+from pytest_callm.toolserver.calldb import CALL_ID_HEADER, MAX_LIVE_CALLS, CallStore, TooManyCalls, valid_call_id
 from pytest_callm.toolserver.client import ToolServerError
-from pytest_callm.model.output import NOT_JSON, NOT_UTF8, clean_text, parse_arguments
+from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import Session, ToolContext, ToolError, envelope
 
@@ -52,6 +55,10 @@ SORRY = "Sorry, something went wrong on my side with that request."
 DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the system temp folder
 OWNER_FILE = "owner.pid"  # in each: the pid of the server that owns it (leftovers of a killed one are swept)
 Mount = Callable[[FastAPI], None]  # adds routes to the tool server's app
+# The largest request body any route reads. The engine sends at most MAX_ARGUMENT_CHARS characters
+# of arguments, each at most 12 bytes once JSON-escaped (an astral character as two \uXXXX); an RL
+# adapter's rollout body is a few hundred kB. Anything larger is refused unread.
+MAX_BODY_BYTES = max(12 * MAX_ARGUMENT_CHARS, 4 * 1024 * 1024)
 _PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\s\\/'\"]+[\\/])+[^\s\\/'\"]*")
 
 
@@ -72,6 +79,58 @@ def _reply(status: int, body: dict[str, Any]) -> JSONResponse:
 def describe_crash(error: BaseException) -> str:
     """The exception's type and message, with file paths taken out (they are the server's business)."""
     return _PATH.sub("<path>", "".join(traceback.format_exception_only(type(error), error)).strip())
+
+
+class _BodyTooLarge(Exception):
+    """Raised from the request's receive channel once a streamed body passes MAX_BODY_BYTES."""
+
+
+def _too_large(size: str) -> JSONResponse:
+    return _reply(413, envelope(False, {"max_bytes": MAX_BODY_BYTES}, "body_too_large",
+                                f"the request body is {size} bytes, over the tool server's limit of "
+                                f"{MAX_BODY_BYTES:,}"))
+
+
+class BodyLimit:
+    """ASGI middleware: a body over `MAX_BODY_BYTES` is refused with a 413 envelope before it is read.
+
+    A declared Content-Length over the limit is answered at once; a streamed (chunked) body is cut
+    as soon as what arrived passes the limit. Either way the server never holds more than the
+    limit, and the connection stays usable (the server drops the rest of the body as it arrives).
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return await _too_large(f"{int(declared):,}")(scope, receive, send)
+        received = 0
+        started = False
+
+        async def limited_receive():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY_BYTES:
+                    raise _BodyTooLarge
+            return message
+
+        async def watched_send(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, watched_send)
+        except _BodyTooLarge:
+            if started:
+                raise
+            await _too_large(f"over {received:,}")(scope, receive, send)
 
 
 def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any) -> dict[str, Any]:
@@ -102,8 +161,9 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
     return result
 
 
-def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = ()) -> FastAPI:
-    stores = {name: CallStore(pack, data_dir) for name, pack in packs.items()}
+def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
+               max_live_calls: int = MAX_LIVE_CALLS) -> FastAPI:
+    stores = {name: CallStore(pack, data_dir, max_live_calls) for name, pack in packs.items()}
     app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
     def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
@@ -139,10 +199,15 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
             return _reply(200, envelope(False, {"problems": [problem]}, "invalid_arguments", SORRY))
         try:
             return _reply(200, run_tool(store.pack, store, call_id, tool, arguments))
+        except TooManyCalls as e:
+            return too_many(e)
         except Exception as e:
             traceback.print_exc()  # for whoever runs the server; a response never carries it
             return _reply(500, envelope(False, None, "tool_crashed",
                                         f"{store.pack.name}.{tool} raised {describe_crash(e)}"))
+
+    def too_many(error: TooManyCalls) -> JSONResponse:
+        return _reply(429, envelope(False, None, "too_many_calls", str(error)))
 
     def unknown_call(call_id: str) -> JSONResponse:
         return _reply(404, envelope(False, None, "unknown_call", f"no call {call_id!r} here (never started, "
@@ -155,14 +220,17 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         store, call_id = located
         if not store.exists(call_id):
             return unknown_call(call_id)  # never a new database for a mistyped id
-        return _reply(200, store.snapshot(call_id))
+        return _reply(200, envelope(True, store.snapshot(call_id)))
 
     async def start_call(request: Request) -> JSONResponse:
         located = locate(request)
         if isinstance(located, JSONResponse):
             return located
         store, call_id = located
-        store.connection(call_id)
+        try:
+            store.connection(call_id)
+        except TooManyCalls as e:
+            return too_many(e)
         return _reply(200, envelope(True, {"call_id": call_id}))
 
     async def remove_call(request: Request) -> JSONResponse:
@@ -196,9 +264,25 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
 
     app.add_exception_handler(HTTPException, not_found)
     app.add_exception_handler(Exception, crashed)
+    app.add_middleware(BodyLimit)  # inside the crash handler, outside the routes (mounted ones too)
     for mount in mounts:
         mount(app)
     return app
+
+
+# How long a tool server that is still alive may take to start. It takes about a second; 32 workers
+# starting theirs on a busy 2-core machine took over 30 s (the old limit), and each worker that gave up
+# lost all its attempts. One that dies is reported at once, whatever this says.
+START_TIMEOUT_S = 300.0
+
+
+def _load_note() -> str:
+    """`, with the machine busy (load 31.5 on 2 cores)`: why a start may be slow, where it shows."""
+    try:
+        load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    except (AttributeError, OSError):
+        return ""
+    return f", with the machine busy (load {load:.1f} on {cores} cores)" if load > cores else ""
 
 
 class ToolServer:
@@ -224,21 +308,43 @@ class ToolServer:
         self.url = ""
         self._proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30.0) -> "ToolServer":
+    def start(self, timeout: float = START_TIMEOUT_S) -> "ToolServer":
+        """Start the child and wait until it announces its URL.
+
+        A child that is still alive is waited for up to `timeout` (generous: on a busy machine many
+        workers start theirs at once, and a worker that gave up would lose every attempt it holds);
+        one that exits fails at once, with its exit code (its error is on stderr, above).
+        """
         cmd = [sys.executable, "-m", self.entry, "--port", str(self.port), *self.extra_args]
         if self.data_dir is not None:
             cmd += ["--data-dir", str(Path(self.data_dir).resolve())]
         for d in self.pack_dirs:
             cmd += ["--pack", str(Path(d).resolve())]
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        began = time.monotonic()
+        self._proc = proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         ready: list[str] = []
-        reader = threading.Thread(target=lambda: ready.append(self._proc.stdout.readline()), daemon=True)
+        reader = threading.Thread(target=lambda: ready.append(proc.stdout.readline()), daemon=True)
         reader.start()
-        reader.join(timeout)
+        while reader.is_alive() and proc.poll() is None and time.monotonic() - began < timeout:
+            reader.join(0.05)
+        reader.join(0.5)  # a child that printed its line and exited at once: the line is still read
         line = ready[0] if ready else ""
         if not line.startswith(self.READY):
+            if not reader.is_alive():  # its stdout closed: the child is exiting, reap it for its code
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            code = proc.poll()
+            waited = time.monotonic() - began
+            if code is None:
+                proc.terminate()  # not serving yet: nothing to finish, and it may not be reading stdin
             self.stop()
-            raise ToolServerError(f"the tool server did not start within {timeout:.0f}s (command: {' '.join(cmd)})")
+            if code is not None:
+                raise ToolServerError(f"the tool server exited with code {code} before it was ready, after "
+                                      f"{waited:.1f}s (its error is above, on stderr; command: {' '.join(cmd)})")
+            raise ToolServerError(f"the tool server was still starting after {timeout:.0f}s{_load_note()}; "
+                                  f"it was stopped (command: {' '.join(cmd)})")
         self.url = line[len(self.READY):].strip()
         return self
 
@@ -306,7 +412,7 @@ class _ScratchDir:
 
 
 def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: bool = True,
-          data_dir: Path | None = None, mounts: Iterable[Mount] = ()) -> None:
+          data_dir: Path | None = None, mounts: Iterable[Mount] = (), max_live_calls: int = MAX_LIVE_CALLS) -> None:
     """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
 
     Call databases live in `data_dir` when given (kept afterwards, for debugging), else in a scratch
@@ -324,8 +430,8 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts), log_level="warning", access_log=False,
-                                lifespan="off")
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls), log_level="warning",
+                                access_log=False, lifespan="off")
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
@@ -356,6 +462,8 @@ def server_arguments(description: str):
     parser.add_argument("--pack", action="append", required=True, type=Path)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, help="keep the call databases in this folder")
+    parser.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
+                        help=f"live call databases per pack before new calls are refused (default {MAX_LIVE_CALLS:,})")
     return parser
 
 
@@ -365,7 +473,7 @@ def announce_ready(url: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = server_arguments("pytest-callm tool server (started by the plugin)").parse_args(argv)
-    serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir)
+    serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir, max_live_calls=args.max_live_calls)
 
 
 if __name__ == "__main__":
