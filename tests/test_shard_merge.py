@@ -56,7 +56,11 @@ def test_three_shards_merge_into_the_unsplit_run(runs, capsys):
 
     out = runs / "merged"
     assert callm(["merge", *(str(runs / f"s{i}") for i in (3, 1, 2)), "--out", str(out)]) == 0
-    assert "40 attempts" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "40 attempts" in said  # the figures in percent, as the run's table shows them, and where the report is
+    assert re.search(r"^  scope +pass@1 +95% CI +pass\^5 +95% CI$", said, re.M), said
+    assert re.search(r"^  \w+ +100\.0% +\[100\.0, 100\.0\] +100\.0% +\[100\.0, 100\.0\]$", said, re.M), said
+    assert f"callm merge: report {out / 'report.json'}\n" in said and f"report page {out / 'report.html'}" in said
     assert (out / "report.json").read_bytes() == (runs / "unsplit/report.json").read_bytes()
     merged, unsplit = (json.loads((r / "manifest.json").read_text()) for r in (out, runs / "unsplit"))
     assert merged["comparable"] == unsplit["comparable"] and merged["task_files"] == unsplit["task_files"]

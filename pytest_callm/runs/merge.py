@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.runs.links import report_page_line
 from pytest_callm.runs.rundir import RunDir, digest_of_files, task_file_name, write_json
 
 SHARD_FILE = "shard.json"
@@ -251,12 +252,37 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.runs.report_html import write_html_report
 
         write_html_report(args.out, args.industries or None)
-    summary = report["summary"]
     print(f"callm merge: {len(args.dirs)} shards, {len(report['attempts'])} attempts, merged into {args.out}")
-    overall = summary.get("overall") if isinstance(summary, dict) else None
-    if overall:
-        print(f"  pass@1 {overall.get('pass_at_1')}")
+    for line in figures(report["summary"]):
+        print(line)
+    print(f"callm merge: report {args.out / 'report.json'}")
+    page = report_page_line(args.out, sys.stdout.isatty())
+    if page:
+        print(page)
     return 0
+
+
+def figures(summary: dict[str, Any]) -> list[str]:
+    """The merged run's pass@1 and pass^k per industry and across them, in percent with their 95%
+    intervals, as the summary table of a run shows them."""
+    from pytest_callm.runs.summary import ci, pct
+    from pytest_callm.scoring.stats import Interval
+
+    k, iv = summary["k"], summary.get("intervals") or {}
+    rows = [(name, g, (iv.get("industries") or {}).get(name)) for name, g in summary["industries"].items()]
+    if summary.get("overall") and len(rows) > 1:
+        rows.append(("all industries", summary["overall"], iv.get("overall")))
+
+    def interval(gi: dict[str, Any] | None, key: str) -> str:
+        bounds = (gi or {}).get(key)
+        return ci(Interval(**bounds) if bounds else None)
+
+    width = max(len(name) for name, *_ in rows) if rows else 0
+    lines = [f"  {'scope':<{width}}  {'pass@1':>6}  {'95% CI':>14}  {f'pass^{k}':>6}  {'95% CI':>14}"]
+    for name, g, gi in rows:
+        lines.append(f"  {name:<{width}}  {pct(g['pass_at_1']):>6}  {interval(gi, 'pass_at_1'):>14}  "
+                     f"{pct(g['pass_k']):>6}  {interval(gi, 'pass_k'):>14}")
+    return lines
 
 
 if __name__ == "__main__":
