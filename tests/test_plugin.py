@@ -89,11 +89,16 @@ def test_the_oracle_scores_every_example_task_five_of_five(project):
 
 
 def test_the_summary_is_identical_with_two_xdist_workers(project):
-    serial = project.runpytest_subprocess(ORACLE, "-n", "0")
-    parallel = project.runpytest_subprocess(ORACLE, "-n", "2")
-    serial.assert_outcomes(passed=40)
-    parallel.assert_outcomes(passed=40)
+    # 7 attempts: 56 items, enough for progress lines, and tenths (6, 12, ...) that fall within a file's row
+    serial = project.runpytest_subprocess(ORACLE, "-n", "0", "--callm-attempts=7")
+    parallel = project.runpytest_subprocess(ORACLE, "-n", "2", "--callm-attempts=7")
+    serial.assert_outcomes(passed=56)
+    parallel.assert_outcomes(passed=56)
     assert summary_table(parallel) == summary_table(serial)
+    for result in (serial, parallel):  # each progress line on its own, never after pytest's dots
+        said = [line for line in result.outlines if "attempts (" in line]
+        assert len(said) == 10 and all(re.fullmatch(r"callm: \d+/56 attempts \(\d+%\), .* left", line)
+                                       for line in said), said
 
 
 def test_junit_xml_carries_task_attempt_gates_and_pass_per_attempt(project):
