@@ -29,7 +29,8 @@ from pytest_callm.phone.line import is_clean, make_line
 from pytest_callm.phone.error_profile import ProfileError, format_rates, load_profile, realized_rates
 from pytest_callm.runs.links import report_page_line
 from pytest_callm.scoring.metrics import summarize
-from pytest_callm.model.config import ORACLE, ModelConfig, ModelConfigError, resolve
+from pytest_callm.model.config import (ORACLE, ModelConfig, ModelConfigError, RetryPolicy, api_key_for,
+                                       resolve)
 from pytest_callm.task.pack import PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task
 from pytest_callm.runs.release import ReleaseCheck, check_release
@@ -59,7 +60,6 @@ LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a work
 # workerinput key: a folder where each worker leaves the Python tasks it collected (the controller, which
 # collects nothing, learns only node ids from xdist, and its manifest hashes the tasks' data)
 PYTHON_TASKS_DIR = "callm_python_tasks_dir"
-
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_callm.pytest_plugin import hookspec
@@ -237,8 +237,6 @@ class CallmState:
         self._access_checked = True
 
     def retry_policy(self):
-        from pytest_callm.model.client import RetryPolicy  # imports the openai SDK: only for models other than the oracle
-
         return RetryPolicy(backoff_s=self.settings.retry_backoff_s, timeout_s=self.settings.request_timeout_s,
                            deadline_s=self.settings.request_deadline_s)
 
@@ -246,8 +244,6 @@ class CallmState:
         return self._key_of(self.model_config, "model", "api-key-env")
 
     def _key_of(self, config: ModelConfig, option: str, key_option: str | None) -> str | None:
-        from pytest_callm.model.client import api_key_for
-
         try:
             return api_key_for(config, os.environ)
         except KeyError as e:
