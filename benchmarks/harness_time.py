@@ -115,8 +115,9 @@ def run_once(folder: Path, server: ScriptedServer, n: int, concurrency: int, att
 
 
 def import_times(folder: Path, server: ScriptedServer, concurrency: int, top: int) -> list[tuple[str, float]]:
-    """Cumulative import time of the slowest packages, from `-X importtime` of one run."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", *command(server, folder / "run-imports", concurrency)[1:]],
+    """The slowest packages to import (their modules' own times summed), from `-X importtime` of one run."""
+    traced = command(server, folder / "run-imports", concurrency)[1:]
+    proc = subprocess.run([sys.executable, "-X", "importtime", *traced],
                           cwd=folder, capture_output=True, text=True,
                           env=environment(folder, folder / "trace-imports.txt"))
     by_package: dict[str, float] = {}
