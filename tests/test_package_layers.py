@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_callm"
 # Along the data's way: task -> call -> trajectory -> verdict -> report, the pytest layer and the
@@ -161,16 +164,23 @@ def pytest_collection_finish(session):
 """
 
 
-def test_collecting_tasks_imports_no_http_client(tmp_path):
+@pytest.mark.parametrize("model", ["oracle", "gpt-4.1"])
+def test_collecting_tasks_imports_no_http_client(tmp_path, model):
     # aiohttp builds SSL contexts at import (~0.3 s a process): only a process that plays a call pays it.
+    # A real model's key check (before collection) must not import the openai SDK either: the
+    # runtime imports it later, while its tool server starts.
     repo = PACKAGE.parent
     (tmp_path / "callm_spy.py").write_text(SPY)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", str(repo / "examples" / "tasks" / "vet_clinic"),
-                           "--callm-model=oracle", f"--callm-industries={repo / 'examples' / 'industries'}",
-                           "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "callm_spy", "-s",
+    how = (["--collect-only"] if model == "oracle" else  # -k: collected, checked, none played
+           ["-k", "no_such_item", "--callm-api-key-env=CALLM_SPY_KEY", "--callm-caller-api-key-env=CALLM_SPY_KEY"])
+    shutil.copytree(repo / "examples" / "tasks" / "vet_clinic", tmp_path / "tasks" / "vet_clinic")  # under the rootdir
+    done = subprocess.run([sys.executable, "-m", "pytest", "tasks",
+                           f"--callm-model={model}", f"--callm-industries={repo / 'examples' / 'industries'}",
+                           *how, "-q", "-p", "no:cacheprovider", "-p", "callm_spy", "-s",
                            "-c", str(tmp_path / "pytest.ini")],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(tmp_path)})
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(repo)]),  # this checkout
+                               "CALLM_SPY_KEY": "sk-spy"})
+    assert done.returncode == (0 if model == "oracle" else 5), done.stdout[-2000:] + done.stderr[-2000:]
     assert "HTTP CLIENTS LOADED: []" in done.stdout, done.stdout[-2000:]

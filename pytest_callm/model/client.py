@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import re
 import time
 from contextvars import ContextVar
@@ -38,7 +37,7 @@ from pytest_callm.model import redact
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
                     ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
-from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.config import ModelConfig, RetryPolicy, api_key_for  # noqa: F401  (their old home)
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
 
@@ -59,23 +58,6 @@ class StreamDropped(Exception):
 
 class DeadlinePassed(StreamDropped):
     """No complete reply within the request's overall deadline (a stream kept alive, or never ending)."""
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    tries: int = 5  # per request, the first one included
-    backoff_s: float = 1.0  # the wait before the second try; it doubles on each further try
-    max_backoff_s: float = 30.0  # also caps a server's Retry-After
-    timeout_s: float = 60.0  # to connect, and between two streamed chunks
-    # The whole request, first byte to last: a stream kept alive with SSE comments, or one that never
-    # stops sending tokens, passes every gap timeout and would hold the call forever.
-    deadline_s: float = 600.0
-
-    def wait_s(self, failed_tries: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.max_backoff_s)
-        base = min(self.backoff_s * 2 ** (failed_tries - 1), self.max_backoff_s)
-        return base * (0.75 + 0.25 * random.random())
 
 
 TRANSIENT_STATUS = (408, 409, 429)
@@ -362,15 +344,3 @@ class OpenAIChatModel:
         tool_calls = [ToolCall(c["id"] or f"call_{i}", c["name"], "".join(c["arguments"]))
                       for i, c in sorted(calls.items())]
         return _Streamed("".join(text), tool_calls, "".join(reasoning) or None, ttft_ms, usage)
-
-
-def api_key_for(config: ModelConfig, environ: dict[str, str]) -> str | None:
-    """The key a config names, or None when it needs none. Raises KeyError naming a missing variable."""
-    if config.api_key_env is None:
-        return None
-    key = environ.get(config.api_key_env, "").strip()
-    if not key:
-        raise KeyError(config.api_key_env)
-    redact.remember(key, config.api_key_env)  # from here on, no output of the run shows it
-    return key
-

@@ -38,11 +38,14 @@ Unknown keys are errors, so a typo cannot silently fall back to a default.
 
 from __future__ import annotations
 
+import random
 import tomllib
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from pytest_callm.model import redact
 
 ORACLE = "oracle"
 POLICY = "policy"  # the model is driven from outside (an RL trainer): the harness asks nothing of it
@@ -234,3 +237,31 @@ def resolve(name: str, folders: list[Path] = ()) -> ModelConfig:
 
 def bundled_names() -> list[str]:
     return sorted(p.stem for p in bundled_dir().glob("*.toml"))
+
+
+def api_key_for(config: ModelConfig, environ: dict[str, str]) -> str | None:
+    """The key a config names, or None when it needs none. Raises KeyError naming a missing variable."""
+    if config.api_key_env is None:
+        return None
+    key = environ.get(config.api_key_env, "").strip()
+    if not key:
+        raise KeyError(config.api_key_env)
+    redact.remember(key, config.api_key_env)  # from here on, no output of the run shows it
+    return key
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    tries: int = 5  # per request, the first one included
+    backoff_s: float = 1.0  # the wait before the second try; it doubles on each further try
+    max_backoff_s: float = 30.0  # also caps a server's Retry-After
+    timeout_s: float = 60.0  # to connect, and between two streamed chunks
+    # The whole request, first byte to last: a stream kept alive with SSE comments, or one that never
+    # stops sending tokens, passes every gap timeout and would hold the call forever.
+    deadline_s: float = 600.0
+
+    def wait_s(self, failed_tries: int, retry_after: float | None = None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_backoff_s)
+        base = min(self.backoff_s * 2 ** (failed_tries - 1), self.max_backoff_s)
+        return base * (0.75 + 0.25 * random.random())

@@ -4,7 +4,7 @@ wherever the run writes (run directory files, the HTML page, JUnit properties, t
 A server may echo the Authorization header into an error message, which then travels through
 retry notes, exception messages and reports; rather than guard each of those, the places that
 write pass their output through `text` or `value`. Keys are remembered where they are read
-(`client.api_key_for`) and passwords embedded in a base URL where a URL is used or shown.
+(`config.api_key_for`) and passwords embedded in a base URL where a URL is used or shown.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class Runtime:
 
     @staticmethod
     def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None):
-        from pytest_callm.toolserver.server import ToolServer  # FastAPI: only where a server starts
+        from pytest_callm.toolserver.process import ToolServer
 
         return ToolServer(packs, data_dir=keep_calls).start()
 
