@@ -129,6 +129,13 @@ def test_a_chunk_that_is_not_json_is_retried_as_infrastructure_not_lost(openai_s
     assert "StreamDropped" in reply.notes[0] and "not JSON" in reply.notes[0]
 
 
+def test_a_stream_whose_chunks_are_never_json_is_an_infrastructure_failure(openai_server):
+    # The runtime reruns the call once and then leaves the attempt unscored (ModelCallError is infrastructure).
+    with pytest.raises(ModelCallError, match="3 tries failed; last: StreamDropped: the stream sent a chunk that is not JSON"):
+        ask(openai_server, *[{"text": "I found it", "malformed_chunk": True}] * 3)
+    assert len(openai_server.log) == FAST.tries
+
+
 def test_a_stream_that_ends_before_the_model_finished_is_sent_again(openai_server):
     reply = ask(openai_server, {"text": "I found", "end_early": True}, {"text": "Found it."})
     assert reply.text == "Found it."
