@@ -8,7 +8,9 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpcore2  # noqa: F401  (see below)
 import httpx
+import httpx2  # noqa: F401
 import pytest
 
 from pytest_callm.task.pack import load_pack
@@ -16,6 +18,10 @@ from pytest_callm.task.task_file import build_task, read_task_json
 from pytest_callm.toolserver.server import ToolServer
 
 pytest_plugins = ["pytester"]
+# The openai SDK's HTTP stack is imported here, before any in-process pytester run: such a run takes
+# modules it imported out of sys.modules again, and a later import made a second httpcore2 whose
+# errors httpx2 (holding the first one's classes) no longer mapped, so a dropped stream or a timeout
+# in a later test escaped as a raw httpcore2 error.
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_PACK = REPO / "examples" / "industries" / "vet_clinic"

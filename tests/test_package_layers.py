@@ -27,17 +27,20 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def runtime_imports(tree: ast.AST):
-    """Every import statement that can run: those under `if TYPE_CHECKING:` never do."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-            node.body = []
+def runtime_imports(tree: ast.AST, type_checking: bool = False):
+    """Every import statement that can run, in functions too: those under `if TYPE_CHECKING:` never
+    do, and count only with `type_checking` (a circle through one is still two modules that need
+    each other)."""
+    if not type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+                node.body = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
 
 
-def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+def import_graph(type_checking: bool = False) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """(module -> package modules it imports, module -> outside top-level names it imports)."""
     files = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     inside: dict[str, set[str]] = {}
@@ -45,7 +48,7 @@ def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     for name, path in files.items():
         inside[name], outside[name] = set(), set()
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in runtime_imports(ast.parse(path.read_text())):
+        for node in runtime_imports(ast.parse(path.read_text()), type_checking):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -92,8 +95,14 @@ def layer_of(module: str) -> str | None:
 
 
 def test_no_module_imports_itself_through_a_circle():
-    inside, _ = import_graph()
+    inside, _ = import_graph(type_checking=True)  # imports in functions and for type checkers count too
     assert find_cycle(inside) is None, " -> ".join(find_cycle(inside))
+
+
+def test_the_import_walk_sees_imports_in_functions_and_for_type_checkers():
+    inside, _ = import_graph(type_checking=True)
+    assert "pytest_callm.model.client" in inside["pytest_callm.runs.runtime"]  # under TYPE_CHECKING and in __init__
+    assert "pytest_callm.toolserver.server" in inside["pytest_callm.cli"]  # inside a function
 
 
 def test_the_cycle_finder_sees_a_circle():

@@ -24,8 +24,8 @@ from typing import Any
 
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
-from pytest_callm.model.output import clean_text, clip, parse_arguments, safe_reply
-from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall, Usage
+from pytest_callm.model.output import clean_text, clip, parse_arguments
+from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall, Usage, safe_reply
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import envelope, result_status

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # the protocol imports this module (ToolCall.arguments parses with it)
-    from pytest_callm.model.protocol import ModelReply
 
 MAX_ARGUMENT_CHARS = 100_000  # far above any real tool call; a 20 MB string is a model gone astray
 MAX_DEPTH = 32  # the deepest legitimate argument of any pack is 3 levels
@@ -80,11 +77,3 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
         return None, f"(arguments): expected a JSON object, got {type(value).__name__}"
     problem = _problem_in(value)
     return (None, problem) if problem else (value, None)
-
-
-def safe_reply(reply: ModelReply) -> ModelReply:
-    """The reply with encodable text and bounded tool-call arguments (parsed later, by the engine)."""
-    return replace(reply, text=clean_text(reply.text or ""),
-                   reasoning=clean_text(reply.reasoning) if reply.reasoning else reply.reasoning,
-                   tool_calls=[replace(tc, id=clean_text(tc.id), name=clean_text(tc.name))
-                               for tc in reply.tool_calls])

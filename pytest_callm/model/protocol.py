@@ -7,10 +7,10 @@ own timing (time to first text or tool-call token) and usage, which the engine r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from pytest_callm.model.output import parse_arguments
+from pytest_callm.model.output import clean_text, parse_arguments
 
 
 @dataclass
@@ -52,6 +52,14 @@ class ModelReply:
     ttft_ms: float | None = None  # to the first text or tool-call token
     usage: Usage | None = None
     notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
+
+
+def safe_reply(reply: ModelReply) -> ModelReply:
+    """The reply with encodable text and bounded tool-call arguments (parsed later, by the engine)."""
+    return replace(reply, text=clean_text(reply.text or ""),
+                   reasoning=clean_text(reply.reasoning) if reply.reasoning else reply.reasoning,
+                   tool_calls=[replace(tc, id=clean_text(tc.id), name=clean_text(tc.name))
+                               for tc in reply.tool_calls])
 
 
 class ModelInfrastructureError(Exception):

@@ -17,15 +17,25 @@ from __future__ import annotations
 
 import concurrent.futures
 from concurrent.futures import FIRST_COMPLETED
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 from pytest_callm.model.protocol import ModelAccessError
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 
-if TYPE_CHECKING:
-    from pytest_callm.runs.attempts import AttemptRunner, Played
+
+
+class Runner(Protocol):
+    """What plays the attempts (`attempts.AttemptRunner`), named by its shape: the runner keeps its
+    calls in flight here, so this module must not import it back."""
+
+    runtime: Any
+
+    def started(self) -> Any: ...
+
+    def play_async(self, task: Task, pack: Pack, attempt: int, who: Any) -> Awaitable[Any]: ...
+
 
 Key = tuple[str, str, int]  # industry, task id, attempt
 Entry = tuple[Task, Pack, int] | None  # an attempt that can be played ahead, or None for one that cannot
@@ -50,10 +60,10 @@ def refused(future: concurrent.futures.Future) -> bool:
 
 
 class CallsInFlight:
-    def __init__(self, runner: AttemptRunner, size: int):
+    def __init__(self, runner: Runner, size: int):
         self.runner = runner
         self.size = size
-        self._calls: dict[Key, concurrent.futures.Future[Played]] = {}  # started, not yet taken
+        self._calls: dict[Key, concurrent.futures.Future[Any]] = {}  # started, not yet taken
         self._taken: set[Key] = set()  # handed to their attempts: never started again
         self._upcoming: Upcoming = lambda: ()
 
@@ -104,7 +114,7 @@ class CallsInFlight:
     def has(self, task: Task, attempt: int) -> bool:
         return key_of(task, attempt) in self._calls
 
-    def take(self, key: Key) -> concurrent.futures.Future[Played] | None:
+    def take(self, key: Key) -> concurrent.futures.Future[Any] | None:
         """The call played ahead for this attempt, ended (its `result()` is ready), or None. While
         waiting, each call that ends lets the next one start."""
         future = self._calls.get(key)
