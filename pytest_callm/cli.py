@@ -37,15 +37,15 @@ def main(argv: list[str] | None = None) -> int:
 
         return fit_profile_main(argv[1:])
     if argv[:1] == ["compare"]:
-        from pytest_callm.runs.compare import main as compare_main
+        from pytest_callm.report.compare import main as compare_main
 
         return compare_main(argv[1:])
     if argv[:1] == ["report"]:
-        from pytest_callm.runs.report_html import main as report_main
+        from pytest_callm.report.report_html import main as report_main
 
         return report_main(argv[1:])
     if argv[:1] == ["merge"]:
-        from pytest_callm.runs.merge import main as merge_main
+        from pytest_callm.report.merged import main as merge_main
 
         return merge_main(argv[1:])
     if argv[:1] == ["split-check"]:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_TASKS, REPO
-from pytest_callm.runs import compare
+from pytest_callm.report import compare
 from pytest_callm.scoring.cost import usage_group
 from pytest_callm.scoring.metrics import summarize
-from pytest_callm.runs.rundir import FORMAT, REPORT_FORMAT, RunDir, write_json
+from pytest_callm.saved.rundir import FORMAT, REPORT_FORMAT, RunDir, write_json
 
 WIDTH = 160
 

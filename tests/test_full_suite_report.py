@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from pytest_callm.runs.report_html import write_html_report
+from pytest_callm.report.report_html import write_html_report
 from test_report_html import browse, chromium  # noqa: F401  (the fixture, and how the tests run Chromium)
 
 PAGE_LIMIT = 1_500_000  # bytes of report.html

@@ -8,7 +8,7 @@ from math import comb
 import pytest
 
 from pytest_callm.scoring.metrics import pass_hat_k, summarize
-from pytest_callm.runs.summary import render
+from pytest_callm.report.summary import render
 
 
 def attempt(task_id: str, passed, *, industry: str = "vet_clinic", category: str = "Appointments",

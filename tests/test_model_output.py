@@ -14,7 +14,7 @@ from openai_server import openai_server, openai_server_session  # noqa: F401  (f
 from pytest_callm.call.caller import CallerTurn
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, parse_arguments
 from pytest_callm.model.config import ModelConfig
-from pytest_callm.runs.rundir import write_json
+from pytest_callm.saved.rundir import write_json
 from pytest_callm.runs.runtime import Runtime
 
 SURROGATE_ESCAPED = '{"\\udfff": 1}'  # the model wrote the JSON escape of a lone surrogate

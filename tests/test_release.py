@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
-from pytest_callm.runs.release import check_release
-from pytest_callm.runs.rundir import line_identity, verifier_hash
+from pytest_callm.saved.release import check_release
+from pytest_callm.saved.rundir import line_identity, verifier_hash
 
 ORACLE = "--callm-model=oracle"
 

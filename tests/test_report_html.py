@@ -21,8 +21,8 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
-from pytest_callm.runs.report_html import main, render_report, write_html_report
-from pytest_callm.runs.rundir import RunDir
+from pytest_callm.report.report_html import main, render_report, write_html_report
+from pytest_callm.saved.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
 SECRET_VAR = "CALLM_TEST_SECRET"
@@ -366,7 +366,7 @@ def test_every_template_of_the_pages_ships_in_the_package():
     import tomllib
 
     globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["pytest_callm"]
-    templates = REPO / "pytest_callm" / "runs" / "templates"
+    templates = REPO / "pytest_callm" / "report" / "templates"
     names = [str(p.relative_to(REPO / "pytest_callm")) for p in templates.iterdir() if p.is_file()]
     assert len(names) >= 5
     assert all(any(fnmatch.fnmatch(n, g) for g in globs) for n in names), names

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
-from pytest_callm.runs.rundir import RunDir
+from pytest_callm.saved.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
 
@@ -171,7 +171,7 @@ def test_callm_industries_naming_a_missing_folder_is_a_usage_error(tmp_path):
 
 HOLD_LOCK = """
 import sys, time
-from pytest_callm.runs.rundir import RunDir
+from pytest_callm.saved.rundir import RunDir
 RunDir(sys.argv[1]).lock()
 print("locked", flush=True)
 time.sleep(120)

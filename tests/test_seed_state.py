@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
-from pytest_callm.runs.rundir import RunDir, RunDirError
-from pytest_callm.runs.seed_state import seed_state
+from pytest_callm.saved.rundir import RunDir, RunDirError
+from pytest_callm.saved.seed_state import seed_state
 from pytest_callm.task.pack import load_pack
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import EXAMPLE_TASKS, REPO
 from pytest_callm.cli import main as callm
-from pytest_callm.runs.merge import deal, parse_shard
+from pytest_callm.saved.merge import deal, parse_shard
 
 ORACLE = "--callm-model=oracle"
 

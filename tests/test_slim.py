@@ -6,7 +6,7 @@ import json
 
 from pytest_callm.call.trajectory import (HandoffRecord, RequestRecord, ToolCallRecord, Trajectory,
                                           TranscriptTurn)
-from pytest_callm.runs.rundir import RunDir
+from pytest_callm.saved.rundir import RunDir
 
 
 def call(index: int, arguments, raw: str) -> ToolCallRecord:

@@ -16,7 +16,7 @@ import pytest
 
 from pytest_callm.scoring.metrics import summarize
 from pytest_callm.scoring.stats import bootstrap, bootstrap_counts, percentile, task_counts
-from pytest_callm.runs.summary import render
+from pytest_callm.report.summary import render
 
 
 def attempt(task_id: str, passed, *, industry: str = "vet_clinic", category: str = "C1",

@@ -82,7 +82,7 @@ class ShardSelection:
         state = callm_state(config)
         if state is None or state.settings.shard is None:
             return
-        from pytest_callm.runs.merge import shard_record, task_key, write_shard_record
+        from pytest_callm.saved.merge import shard_record, task_key, write_shard_record
 
         index, count = state.settings.shard
         tasks = {}

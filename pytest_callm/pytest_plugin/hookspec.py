@@ -23,6 +23,6 @@ def pytest_callm_release(config: pytest.Config):
     """Return the pins of the benchmark release runs here are compared with, or None.
 
     A dict with a `name` and any of `caller` (the caller model config's name), `line_profile_sha256`
-    (the recognizer's error profile), `verifier_sha256` and `attempts` (see `pytest_callm.runs.release`).
+    (the recognizer's error profile), `verifier_sha256` and `attempts` (see `pytest_callm.saved.release`).
     The repository's root conftest.py implements it for the published release.
     """

@@ -85,7 +85,7 @@ class JUnitSuiteProperties:
         state = self.state
         if not state.writes_report() or log_xml(state.config) is None:
             return
-        from pytest_callm.runs.links import REPORT_PAGE
+        from pytest_callm.report.links import REPORT_PAGE
         from pytest_callm.scoring.metrics import summarize
 
         summary = summarize(state.results, state.settings.k)

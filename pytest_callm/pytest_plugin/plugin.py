@@ -29,20 +29,20 @@ from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties
 from pytest_callm.model.latency import LatencyReport, pool_samples, replay
 from pytest_callm.phone.line import is_clean, make_line
 from pytest_callm.phone.error_profile import ProfileError, format_rates, load_profile, realized_rates
-from pytest_callm.runs.links import report_page_line
+from pytest_callm.report.links import report_page_line
 from pytest_callm.scoring.metrics import summarize
 from pytest_callm.model.config import (ORACLE, ModelConfig, ModelConfigError, RetryPolicy, api_key_for,
                                        resolve)
 from pytest_callm.task.pack import PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task
-from pytest_callm.runs.release import ReleaseCheck, check_release
-from pytest_callm.runs.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
+from pytest_callm.saved.release import ReleaseCheck, check_release
+from pytest_callm.saved.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
                                        verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
-from pytest_callm.runs.task_pages import TaskPages
+from pytest_callm.report.task_pages import TaskPages
 from pytest_callm.pytest_plugin.settings import Settings, default_concurrency, pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
@@ -52,7 +52,7 @@ from pytest_callm.pytest_plugin.python_tasks import (  # noqa: F401  (pytest fin
 from pytest_callm.model import redact
 from pytest_callm.model.serve import ModelServer, ServeError
 from pytest_callm.toolserver.client import ToolServerError, check_tool_server
-from pytest_callm.runs.summary import render, render_usage
+from pytest_callm.report.summary import render, render_usage
 
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
 PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
@@ -369,7 +369,7 @@ class CallmState:
             **({"interrupted": interrupted} if interrupted else {}),
             "attempts": results,
         })
-        from pytest_callm.runs.report_html import write_html_report  # Jinja2 is only needed here
+        from pytest_callm.report.report_html import write_html_report  # Jinja2 is only needed here
 
         write_html_report(self.run_dir.path, self.settings.industries,
                           written=self.task_pages.written if self.task_pages is not None else ())

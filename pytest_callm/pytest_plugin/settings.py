@@ -153,7 +153,7 @@ class Settings:
         def shard(raw: Any) -> tuple[int, int] | None:
             if raw in (None, ""):
                 return None
-            from pytest_callm.runs.merge import parse_shard
+            from pytest_callm.saved.merge import parse_shard
 
             try:
                 return parse_shard(raw)

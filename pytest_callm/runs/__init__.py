@@ -1,2 +1,2 @@
-"""Runs: per-process wiring (`runtime`), attempts played, resumed or rescored, run directories,
-`callm compare`, the summary tables and the HTML report."""
+"""Playing attempts: one process's wiring (`runtime`: tool server, clients, the event loop of
+`loop_thread`), attempts played, resumed or rescored (`attempts`), and calls played ahead (`in_flight`)."""

@@ -19,8 +19,8 @@ from typing import Any
 
 from pytest_callm.task.pack import Pack
 from pytest_callm.runs.in_flight import CallsInFlight
-from pytest_callm.runs.rundir import RunDir
-from pytest_callm.runs.seed_state import seed_state
+from pytest_callm.saved.rundir import RunDir
+from pytest_callm.saved.seed_state import seed_state
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.task.task_file import Task
 from pytest_callm.call.trajectory import Trajectory

@@ -40,8 +40,8 @@ from typing import Any
 
 from pytest_callm import __version__
 from pytest_callm.model import redact
-from pytest_callm.runs.seed_state import compress, rebuild_state
-from pytest_callm.runs.slim import fill, slim
+from pytest_callm.saved.seed_state import compress, rebuild_state
+from pytest_callm.saved.slim import fill, slim
 from pytest_callm.task.pack import Pack
 
 FORMAT = "callm-run/1"

@@ -33,7 +33,7 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from pytest_callm.runs.rundir import FORMAT, REPORT_FORMAT, differences
+from pytest_callm.saved.rundir import FORMAT, REPORT_FORMAT, differences
 
 OVERALL = "all industries"
 REFUSED_HASHES = (("tasks", "task-set hash"), ("verifier", "verifier hash"))

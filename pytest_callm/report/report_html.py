@@ -68,10 +68,10 @@ import jinja2
 from markupsafe import escape
 
 from pytest_callm.model import redact as secrets_out
-from pytest_callm.runs.compare import line_name
+from pytest_callm.report.compare import line_name
 from pytest_callm.normalize import normalize
 from pytest_callm.task.pack import Pack, PackError, default_industries, discover_packs, load_pack
-from pytest_callm.runs.rundir import RunDir, pack_hash
+from pytest_callm.saved.rundir import RunDir, pack_hash
 
 PAGE_NAME = "report.html"
 STYLESHEET = "style.css"  # the task pages' one stylesheet, in the folder of their industry folders
@@ -909,7 +909,7 @@ class Builder:
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The templates' environment, made (and its templates compiled) once a process."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader("pytest_callm.runs", "templates"), autoescape=True,
+    env = jinja2.Environment(loader=jinja2.PackageLoader("pytest_callm.report", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(show=show, pct=pct, ms=ms, usd=usd, num=count)
     return env
