@@ -485,24 +485,8 @@ class CallmState:
         if self.release_check is not None:
             manifest["release"] = self.release_check.to_json()
         option = "resume" if self.settings.resume else "out"
-        if self.rescore_from is None:  # a resume refused leaves the folder as it found it, lock and all
-            self._comparable(manifest, option)  # (a resume with no run there was refused at the start)
         try:
-            self.run_dir.lock()  # one run writes to a folder at a time
-        except RunDirError as e:
-            raise pytest.UsageError(f"--callm-{option}: {e}") from None
-        if self.rescore_from is not None:
-            write_json(self.run_dir.manifest_path, {**manifest, "rescored_from": str(self.rescore_from.path),
-                                                    "comparable": self.rescore_from.manifest()["comparable"],
-                                                    "verifier_now": verifier_hash()})
-            return
-        self.resuming = self._comparable(manifest, option, start=True)  # again, now that the folder is ours
-
-    def _comparable(self, manifest: dict[str, Any], option: str, start: bool = False) -> bool:
-        """Whether the folder holds a run this one resumes (with `start`, write the manifest of a new
-        one); a usage error when it holds an incomparable run."""
-        try:
-            return self.run_dir.start(manifest) if start else self.run_dir.check(manifest)
+            self.resuming = self.run_dir.open_run(manifest, self.rescore_from)
         except RunDirError as e:
             raise pytest.UsageError(f"--callm-{option}: {e}") from None
 

@@ -253,6 +253,23 @@ class RunDir:
         write_json(self.manifest_path, manifest)
         return False
 
+    def open_run(self, manifest: dict[str, Any], rescored_from: RunDir | None = None) -> bool:
+        """Take the folder for a run with this manifest before any attempt runs; True when resuming.
+
+        A run that cannot be resumed here is refused before the folder is touched (lock file
+        included), checked again once locked, and then its manifest written (a new run) or kept (a
+        resume). A rescore writes the manifest of the run it rescores, with today's verifier beside it.
+        Raises RunDirError, naming why."""
+        if rescored_from is None:
+            self.check(manifest)
+        self.lock()  # one run writes to a folder at a time
+        if rescored_from is not None:
+            write_json(self.manifest_path, {**manifest, "rescored_from": str(rescored_from.path),
+                                            "comparable": rescored_from.manifest()["comparable"],
+                                            "verifier_now": verifier_hash()})
+            return False
+        return self.start(manifest)  # again, now that the folder is ours
+
     def check(self, manifest: dict[str, Any]) -> bool:
         """Whether the folder holds a run comparable with `manifest` (False: none), writing nothing.
         Raises RunDirError when it holds an incomparable run."""
