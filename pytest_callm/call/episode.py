@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_callm.call.caller import Caller
@@ -56,6 +56,13 @@ class Observation:
                             tools=self.tools)
 
 
+def spoken_text(content: Any) -> str | None:
+    """A message's `content` as text: content parts (a list) keep their text ones, which are spoken."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else getattr(p, "text", "") or "" for p in content)
+    return content
+
+
 def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
     """An OpenAI assistant message (`content`, `tool_calls` with `function.name` and `.arguments`) as
     a reply. Arguments given as an object rather than a JSON string are written as JSON."""
@@ -69,9 +76,7 @@ def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
         raw = fn.get("arguments")
         raw = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {}, ensure_ascii=False)
         calls.append(ToolCall(tc.get("id") or f"call_{uuid.uuid4().hex[:12]}_{i}", fn.get("name") or "", raw))
-    content = message.get("content")
-    if isinstance(content, list):  # content parts: the text ones are what is spoken
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    content = spoken_text(message.get("content"))
     usage = message.get("usage")
     return ModelReply(text=content or "", tool_calls=calls, reasoning=message.get("reasoning_content"),
                       ttft_ms=message.get("ttft_ms"), usage=Usage(**usage) if isinstance(usage, dict) else None)

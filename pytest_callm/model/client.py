@@ -125,9 +125,6 @@ def _reasoning_piece(delta: dict[str, Any]) -> str | None:
     return None
 
 
-TRANSPORT_MODULES = ("httpcore2", "httpx2", "h11")  # the SDK's HTTP stack
-
-
 async def _json_chunks(stream: openai.AsyncStream[Any]):
     """The stream's chunks; one that is not JSON (a proxy cut it, a server broke it) drops the stream,
     which is retried like any dropped stream instead of escaping as an unexpected error."""
@@ -139,13 +136,6 @@ async def _json_chunks(stream: openai.AsyncStream[Any]):
             return
         except json.JSONDecodeError as e:
             raise StreamDropped(f"the stream sent a chunk that is not JSON ({e.msg} at {e.pos})") from None
-        except Exception as e:
-            # The SDK turns a connection broken mid-stream into APIConnectionError; should its mapping
-            # miss one (it did once two copies of httpcore2 were loaded), the HTTP stack's own error is a
-            # dropped stream too, retried, not an unexpected error.
-            if type(e).__module__.partition(".")[0] not in TRANSPORT_MODULES:
-                raise
-            raise StreamDropped(f"the connection broke mid-stream ({type(e).__name__}: {e})") from None
         if not isinstance(chunk, dict):
             raise StreamDropped(f"the stream sent a chunk that is not a JSON object: {str(chunk)[:80]}")
         yield chunk

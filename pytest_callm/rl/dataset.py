@@ -25,7 +25,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_callm.rl.environment import task_key
 from pytest_callm.rl.splits import load_tasks, repeated_names
 from pytest_callm.task.pack import Pack, PackError, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task
@@ -37,7 +36,7 @@ DEFAULT_SEEDS = 5  # the benchmark's attempts per task
 def answer_key_hash(task: Task) -> str:
     """A stable hash of the task's name and answer key; the key's field order in the file does not matter."""
     key = {name: task.raw[name] for name in ANSWER_KEY_FIELDS if name in task.raw}
-    text = json.dumps({"task": task_key(task), "answer_key": key}, sort_keys=True, ensure_ascii=False,
+    text = json.dumps({"task": task.name, "answer_key": key}, sort_keys=True, ensure_ascii=False,
                       separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -46,7 +45,7 @@ def dataset_row(task: Task, pack: Pack, seeds: int = DEFAULT_SEEDS) -> dict[str,
     entry = pack.agents[pack.entry_agent]
     return {
         "prompt": [{"role": "system", "content": entry.prompt}, {"role": "assistant", "content": pack.greeting}],
-        "task": task_key(task),
+        "task": task.name,
         "info": {"industry": task.industry, "task_id": task.task_id, "category": task.category,
                  "category_slug": task.category_slug, "difficulty": task.difficulty,
                  "seeds": list(range(1, seeds + 1)), "handoff_path_length": len(task.exp_handoff_path),

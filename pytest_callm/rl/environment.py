@@ -64,11 +64,6 @@ class OpeningCaller:
         return CallerTurn(self.opening if self.turns == 1 else NOTHING_MORE)
 
 
-def task_key(task: Task) -> str:
-    """An episode's task name: `industry/task_id` (ids repeat across industries)."""
-    return f"{task.industry}/{task.task_id}"
-
-
 def reward_info(verdict: Verdict) -> dict[str, Any]:
     """The reward's components: each gate, the route a passing call followed, and the explanation."""
     return {"passed": verdict.passed, "gates": verdict.gates, "route": verdict.route,
@@ -110,7 +105,7 @@ class CallEnvironment:
         self.tasks: dict[str, tuple[Task, Pack]] = {}
         for path in find_task_files(list(map(Path, tasks)) if tasks is not None else [root / "tasks"]):
             _, task, pack = load_task(path, self.packs)
-            self.tasks[task_key(task)] = (task, pack)
+            self.tasks[task.name] = (task, pack)
         if not self.tasks:
             raise ValueError(f"no task files in {list(tasks) if tasks is not None else root / 'tasks'}")
         self.limits = limits
@@ -190,7 +185,7 @@ class CallEnvironment:
             await self._forget(running)
             trajectory = running.episode.trajectory
             return StepResult(Observation(running.episode.agent, "", [], [], [], done=True), True, None,
-                              {"infrastructure_error": f"{type(e).__name__}: {e}", "task": task_key(running.task),
+                              {"infrastructure_error": f"{type(e).__name__}: {e}", "task": running.task.name,
                                "seed": running.seed, "trajectory": trajectory})
         if not observation.done:
             return StepResult(observation, False)
@@ -198,7 +193,7 @@ class CallEnvironment:
         await self._forget(running)
         trajectory = running.episode.trajectory
         verdict = score(running.task, running.pack, trajectory)
-        info = {**reward_info(verdict), "task": task_key(running.task), "seed": running.seed,
+        info = {**reward_info(verdict), "task": running.task.name, "seed": running.seed,
                 "end_reason": trajectory.end_reason, "trajectory": trajectory}
         return StepResult(observation, True, 1.0 if verdict.passed else 0.0, info)
 

@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
+from pytest_callm.call.episode import spoken_text
 from pytest_callm.rl.environment import CallEnvironment, StepResult
 
 DEFAULT_SEED = 1  # the first attempt, as the benchmark numbers them
@@ -96,10 +97,7 @@ class CallAction(Action):
                 raise ValueError(f"tool_calls[{i}] has no function name: {call!r}")
             calls.append({"id": call.get("id"), "function": {"name": function["name"],
                                                              "arguments": function.get("arguments") or "{}"}})
-        content = message.get("content")
-        if isinstance(content, list):  # content parts: the text ones are what is spoken
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        return cls(content=content, tool_calls=calls)
+        return cls(content=spoken_text(message.get("content")), tool_calls=calls)
 
     def to_message(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": self.content}

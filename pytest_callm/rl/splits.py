@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.rl.environment import task_key
 from pytest_callm.task.pack import Pack, PackError, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, TaskError, load_task
 
@@ -50,7 +49,7 @@ class LoadedTask:
 
     @property
     def name(self) -> str:
-        return task_key(self.task)
+        return self.task.name
 
 
 def load_tasks(paths: Iterable[Path], packs: PackRegistry) -> tuple[list[LoadedTask], list[str]]:

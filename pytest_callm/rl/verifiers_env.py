@@ -45,7 +45,7 @@ import verifiers as vf
 from verifiers.types import Messages, State, SystemMessage
 from verifiers.utils.message_utils import normalize_messages
 
-from pytest_callm.call.episode import CallLimits
+from pytest_callm.call.episode import CallLimits, spoken_text
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.config import resolve as resolve_config
 from pytest_callm.rl.environment import CallEnvironment, StepResult, gather_on
@@ -68,10 +68,7 @@ def tool_defs(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def assistant_message(message: Any) -> dict[str, Any]:
     """verifiers' assistant message as the OpenAI dict `CallEnvironment.astep` takes."""
-    content = message.content
-    if isinstance(content, list):  # content parts: the text ones are what is spoken
-        content = "".join(p.get("text", "") if isinstance(p, dict) else getattr(p, "text", "") or ""
-                          for p in content)
+    content = spoken_text(message.content)
     calls = [{"id": tc.id, "type": "function", "function": {"name": tc.name, "arguments": tc.arguments}}
              for tc in message.tool_calls or []]
     return {"role": "assistant", "content": content, "tool_calls": calls,

@@ -82,6 +82,11 @@ class Task:
                                 exp_db_state=r.exp_db_state, routes=[], route_id=r.route_id) for r in self.routes)]
 
     @property
+    def name(self) -> str:
+        """`industry/task_id`: task ids repeat across industries, this does not."""
+        return f"{self.industry}/{self.task_id}"
+
+    @property
     def customer_name(self) -> str:
         return self.raw["customer_name"]
 

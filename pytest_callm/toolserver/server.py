@@ -55,7 +55,8 @@ DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the syste
 OWNER_FILE = "owner.pid"  # in each: the pid of the server that owns it (leftovers of a killed one are swept)
 Mount = Callable[[FastAPI], None]  # adds routes to the tool server's app
 # The largest request body any route reads. The engine sends at most MAX_ARGUMENT_CHARS characters
-# of arguments, each at most 12 bytes once JSON-escaped (an astral character as two \uXXXX); an RL
+# of arguments, each at most 12 bytes once JSON-escaped (an astral character as two escaped
+# surrogates, six bytes each); an RL
 # adapter's rollout body is a few hundred kB. Anything larger is refused unread.
 MAX_BODY_BYTES = max(12 * MAX_ARGUMENT_CHARS, 4 * 1024 * 1024)
 _PATH = re.compile(r"(?:[A-Za-z]:)?[\\/](?:[^\s\\/'\"]+[\\/])+[^\s\\/'\"]*")
