@@ -163,7 +163,9 @@ def test_ctrl_c_cancels_the_calls_in_flight_says_so_and_a_resume_finishes_the_ru
     out = proc.stdout
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out
     assert "KeyboardInterrupt" in out
-    assert 2 <= len(saved(run)) <= 3 + 8  # those reported, and at most the calls then in flight
+    # Those reported, and those the calls in flight finished ahead of their items' reports (on a busy
+    # machine pytest reports late while the loop keeps playing ahead), but not the whole run.
+    assert 2 <= len(saved(run)) < 20
     # The table says its figures are partial; the last line says what is saved and how to finish.
     assert "CALLM results (PARTIAL): model scripted, k = 10" in out, out[-3000:]
     assert "PARTIAL figures: interrupted after " in out and " of 20 items." in out
