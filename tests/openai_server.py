@@ -13,6 +13,7 @@ A step is a dict:
     total_ms        from arrival to the finish chunk (default: the server's total_ms; 0: no wait)
     reasoning_ms    spent on reasoning before the first spoken token
     piece_chars     characters per streamed piece (default 4; tool arguments split the same way)
+    piece_ms        wait this long after each streamed text piece (a model writing as it goes)
     usage           {"prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens"}
     status          answer with this HTTP error instead (with `code`, `message`, `retry_after`)
     drop_after      abort the connection after this many content pieces
@@ -24,7 +25,8 @@ A step is a dict:
 
 Server-wide settings: `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
 token), `models` (404 for others), `require_user_first` (400 when the conversation does not open
-with a user message, as some providers do), `echo_auth` (every error message repeats the Authorization header, as careless
+with a user message, as some providers do), `no_stream` (every request gets one JSON body, even one
+asking for a stream, as an endpoint that cannot stream does), `echo_auth` (every error message repeats the Authorization header, as careless
 gateways do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
 `caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
@@ -134,7 +136,8 @@ class Behaviour:
     def __init__(self, *, api_key: str | None = None, delay_ms: float = 0.0, total_ms: float = 0.0,
                  models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
-                 require_user_first: bool = False, echo_auth: bool = False, piece_chars: int = 4):
+                 require_user_first: bool = False, echo_auth: bool = False, piece_chars: int = 4,
+                 no_stream: bool = False):
         self.api_key = api_key
         self.piece_chars = piece_chars  # characters a streamed chunk carries (a token is ~4)
         self.delay_ms = delay_ms
@@ -144,6 +147,7 @@ class Behaviour:
         self.caller = caller
         self.require_user_first = require_user_first
         self.echo_auth = echo_auth
+        self.no_stream = no_stream
         self.steps: deque[dict[str, Any]] = deque()
         self.caller_steps: deque[dict[str, Any]] = deque()  # taken first by the caller's requests (errors)
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
@@ -208,7 +212,7 @@ def create_app(state: Behaviour) -> FastAPI:
             extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
             return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
-        if not body.get("stream"):  # a client that does not stream (verifiers' does not) gets one JSON body
+        if not body.get("stream") or state.no_stream:  # a client that does not stream (verifiers' does not) gets one JSON body
             return JSONResponse(await _whole(state, step, body, record))
         return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
@@ -257,6 +261,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     for piece in _pieces(step.get("text", ""), size):
         yield chunk({"content": piece})
         sent += 1
+        if step.get("piece_ms"):
+            await asyncio.sleep(step["piece_ms"] / 1000)
         if dropping():
             raise ConnectionAbortedError("scripted: the stream drops here")
     calls = step.get("tool_calls", [])

@@ -12,7 +12,8 @@ from openai_server import openai_server, openai_server_session  # noqa: F401  (f
 from pytest_callm.model.client import (ModelAccessError, ModelCallError, ModelContextOverflow, ModelRequestError, OpenAIChatModel,
                                  RetryPolicy, api_key_for)
 from pytest_callm.model.protocol import ModelRequest, Usage
-from pytest_callm.model.config import ModelConfig, Quirks, Sampling
+from pytest_callm.model import microthinking
+from pytest_callm.model.config import Mode, ModelConfig, Quirks, Sampling
 
 FAST = RetryPolicy(tries=3, backoff_s=0.01, timeout_s=5)
 TOOLS = [{"type": "function", "function": {"name": "verify_owner", "description": "Verify the caller.",
@@ -238,3 +239,107 @@ def test_a_stream_past_its_deadline_on_every_try_is_an_infrastructure_error(open
     with pytest.raises(ModelCallError, match="2 tries failed; last: DeadlinePassed"):
         ask(openai_server, {"keepalive_s": 30}, {"endless": True}, retry=DEADLINE)
     assert time.monotonic() - started < 5
+
+
+# --- microthinking: one marked sentence of reasoning before every reply, never spoken ----------------
+
+THOUGHT = "The caller gave a name but no phone number, so I ask for it."
+MICRO = Mode(microthinking=True)
+
+
+def test_microthinking_keeps_the_thought_out_of_the_spoken_reply(openai_server):
+    reply = ask(openai_server, {"text": f"<think>{THOUGHT}</think>\n\nMay I have your phone number?"}, mode=MICRO)
+    assert reply.text == "May I have your phone number?"
+    assert reply.reasoning == THOUGHT
+    assert "think" not in reply.text and "phone number, so" not in reply.text
+
+
+def test_microthinking_times_the_first_spoken_token_after_the_thought(openai_server):
+    # 16 pieces of thought at 20 ms each come before the first spoken piece.
+    reply = ask(openai_server, {"text": f"<think>{THOUGHT}</think>Your number?", "piece_ms": 20, "delay_ms": 0},
+                mode=MICRO)
+    assert reply.text == "Your number?"
+    assert reply.ttft_ms >= 16 * 20
+
+
+def test_microthinking_is_asked_for_at_the_end_of_the_system_prompt(openai_server):
+    ask(openai_server, {"text": "<think>Greet.</think>Hello."}, mode=MICRO)
+    system = openai_server.requests[0]["messages"][0]["content"]
+    assert system.startswith("You are the front desk.") and system.endswith(microthinking.INSTRUCTION)
+    ask(openai_server, {"text": "Hello."})
+    assert openai_server.requests[1]["messages"][0]["content"] == "You are the front desk."
+
+
+def test_microthinking_before_a_tool_call_times_the_call(openai_server):
+    reply = ask(openai_server, {"text": f"<think>{THOUGHT}</think>", "piece_ms": 20,
+                                "tool_calls": [{"name": "end_call", "arguments": {}}]}, mode=MICRO)
+    assert reply.text == "" and reply.tool_calls[0].name == "end_call" and reply.reasoning == THOUGHT
+    assert reply.ttft_ms >= 16 * 20
+
+
+def test_a_thought_never_closed_is_not_spoken(openai_server):
+    reply = ask(openai_server, {"text": f"<think>{THOUGHT} May I have your phone number?"}, mode=MICRO)
+    assert reply.text == "" and reply.ttft_ms is None
+    assert reply.reasoning.endswith("May I have your phone number?")
+    assert reply.notes == [microthinking.UNCLOSED_NOTE]
+
+
+def test_a_reply_without_a_thought_is_spoken_as_written(openai_server):
+    reply = ask(openai_server, {"text": "May I have your phone number?"}, mode=MICRO)
+    assert reply.text == "May I have your phone number?" and reply.reasoning is None
+
+
+def test_microthinking_keeps_a_servers_own_reasoning_too(openai_server):
+    reply = ask(openai_server, {"reasoning": "Parsed by the server.", "text": "<think>Ask.</think>Your number?"},
+                mode=MICRO)
+    assert reply.text == "Your number?" and reply.reasoning == "Parsed by the server.\nAsk."
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 100])
+def test_the_thought_is_split_off_however_the_stream_cuts_the_markers(size):
+    content = f"  <think>{THOUGHT}</think>  Hello, <think> is spoken here."
+    splitter = microthinking.ThoughtSplitter()
+    spoken = "".join(splitter.feed(content[i:i + size]) for i in range(0, len(content), size)) + splitter.finish()
+    assert spoken == "Hello, <think> is spoken here." and splitter.thought == THOUGHT
+
+
+# --- an endpoint that does not stream: the round trip is the time to first token ----------------------
+
+WHOLE = Mode(stream=False)
+
+
+def test_a_non_streaming_endpoint_gets_one_request_and_its_reply_is_read(openai_server):
+    openai_server.reset(no_stream=True)
+    reply = ask(openai_server, {"text": "One moment.", "tool_calls": [
+        {"id": "call_a", "name": "verify_owner", "arguments": {"full_name": "Dana Whitfield", "phone": "5035550142"}}],
+        "usage": {"prompt_tokens": 900, "cached_tokens": 100, "completion_tokens": 40, "reasoning_tokens": 5}},
+        mode=WHOLE)
+    assert reply.text == "One moment."
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == \
+        [("call_a", "verify_owner", {"full_name": "Dana Whitfield", "phone": "5035550142"})]
+    assert reply.usage == Usage(input_tokens=800, cached_input_tokens=100, output_tokens=40, reasoning_tokens=5)
+    body = openai_server.requests[0]
+    assert body["stream"] is False and "stream_options" not in body and body["tools"] == TOOLS
+
+
+def test_a_non_streaming_endpoints_time_to_first_token_is_the_round_trip(openai_server):
+    openai_server.reset(no_stream=True)
+    started = time.perf_counter()
+    reply = ask(openai_server, {"text": "Hello.", "delay_ms": 20, "total_ms": 300}, mode=WHOLE)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert 300 <= reply.ttft_ms <= elapsed_ms
+    log = openai_server.log[0]
+    assert reply.ttft_ms >= (log["end"] - log["start"]) * 1000  # no shorter than the server's own time
+
+
+def test_a_non_streaming_endpoint_keeps_reasoning_and_a_thought_apart(openai_server):
+    openai_server.reset(no_stream=True)
+    reply = ask(openai_server, {"reasoning": "Server side.", "text": "<think>Ask.</think> Your number?"},
+                mode=Mode(stream=False, microthinking=True))
+    assert reply.text == "Your number?" and reply.reasoning == "Server side.\nAsk."
+
+
+def test_a_non_streaming_endpoint_is_retried_like_a_stream(openai_server):
+    openai_server.reset(no_stream=True)
+    reply = ask(openai_server, {"status": 503}, {"text": "Hello."}, mode=WHOLE)
+    assert reply.text == "Hello." and [r["status"] for r in openai_server.log] == [503, 200]

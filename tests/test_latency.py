@@ -9,7 +9,7 @@ from openai_server import openai_server, openai_server_session  # noqa: F401  (f
 from pytest_callm.model.client import OpenAIChatModel
 from pytest_callm.model.latency import LatencyReport, RequestSampler, p90, pool_samples, replay
 from pytest_callm.model.protocol import ModelRequest
-from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.config import Mode, ModelConfig
 from test_client import FAST, REQUEST
 
 
@@ -73,3 +73,37 @@ def test_p90_is_the_nearest_rank():
     assert p90(list(range(1, 11))) == 9
     assert p90([5.0]) == 5.0
     assert p90(list(range(1, 101))) == 90
+
+
+def replay_one_at_a_time(server, config):
+    model = OpenAIChatModel(config, None, FAST)
+
+    async def go():
+        try:
+            return await replay(model, [REQUEST, numbered(1)], sampled_from=2)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(go())
+
+
+def test_a_non_streaming_endpoint_is_replayed_as_full_round_trips(openai_server):
+    openai_server.reset(no_stream=True, delay_ms=10, total_ms=200)
+    config = ModelConfig(name="whole", model="scripted", base_url=openai_server.base_url, api_key_env=None,
+                         mode=Mode(stream=False))
+    report = replay_one_at_a_time(openai_server, config)
+    log = openai_server.log
+    assert len(log) == 4 and all(r["body"]["stream"] is False for r in log)
+    assert len(report.ttft_ms) == 2 and all(200 <= t < 450 for t in report.ttft_ms)
+    assert report.streamed is False and report.to_json()["streamed"] is False
+    assert "does not stream: full round trips" in report.describe()
+
+
+def test_a_microthinking_model_is_replayed_to_its_first_spoken_token(openai_server):
+    openai_server.reset()
+    thought = {"text": "<think>The caller wants a booking, so I ask which day.</think>Which day?", "piece_ms": 15}
+    openai_server.script(*[thought] * 4)
+    config = ModelConfig(name="micro", model="scripted", base_url=openai_server.base_url, api_key_env=None,
+                         mode=Mode(microthinking=True))
+    report = replay_one_at_a_time(openai_server, config)
+    assert len(report.ttft_ms) == 2 and all(t >= 15 * 15 for t in report.ttft_ms)  # 15 pieces of thought first

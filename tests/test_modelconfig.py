@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_callm.model.config import (OPENAI_BASE_URL, ModelConfigError, Prices, Quirks, ServeCommand, bundled_names,
+from pytest_callm.model.config import (OPENAI_BASE_URL, Mode, ModelConfigError, Prices, Quirks, ServeCommand, bundled_names,
                                       parse_config, resolve)
 
 
@@ -73,6 +73,8 @@ def test_the_config_name_is_the_model_id_unless_it_says_otherwise(tmp_path):
     ("[quirks]\ntool_calls_in_text = 1", "quirks.tool_calls_in_text must be bool"),
     ('[serve]\ncommand = "vllm serve"', "[serve] command must be a non-empty list of strings"),
     ("model = ", "invalid TOML"),
+    ("[mode]\nstreaming = false", "unknown key(s) in [mode]: streaming"),
+    ('[mode]\nmicrothinking = "yes"', "mode.microthinking must be bool"),
 ])
 def test_a_bad_config_names_its_file_and_the_problem(tmp_path, text, message):
     write(tmp_path, "bad", text + "\n")
@@ -106,6 +108,12 @@ def test_a_serve_command_fills_in_model_port_and_python():
 def test_tools_in_the_system_prompt_imply_lifting_calls_from_text():
     assert Quirks(tools_in_system_prompt=True).lifts_calls_from_text
     assert not Quirks().lifts_calls_from_text
+
+
+def test_modes_default_to_a_stream_without_microthinking(tmp_path):
+    assert parse_config("x", {}, "x").mode == Mode(stream=True, microthinking=False)
+    write(tmp_path, "phone", "[mode]\nstream = false\nmicrothinking = true\n")
+    assert resolve("phone", [tmp_path]).mode == Mode(stream=False, microthinking=True)
 
 
 def test_a_config_without_prices_has_no_cost():

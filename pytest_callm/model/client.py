@@ -10,6 +10,11 @@ streamed with the agent's tools and `stream_options.include_usage`, and its repl
 - the full text, and the tool calls reassembled from their streamed pieces;
 - usage split into uncached input, cached input, output and reasoning tokens, where reported.
 
+Two modes change that (`[mode]` in the config): an endpoint that does not stream (`stream = false`)
+gets each request as one JSON round trip, and its time to first token is that whole round trip
+(the paper times Tell-1 that way); `microthinking = true` asks for one marked sentence of reasoning
+before every reply and keeps it apart (microthinking.py), so the first spoken token comes after it.
+
 Errors. Rate limits (429), 408/409, 5xx, timeouts, connection errors and streams that drop before
 the model finished are retried with exponential backoff (`RetryPolicy`; the SDK's own retries are
 off so that one policy covers a stream that drops mid-way too). When the tries run out the request
@@ -25,14 +30,14 @@ import json
 import re
 import time
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
 import openai
 from openai._base_client import make_request_options  # what `create` passes along: auth, extra body
 
-from pytest_callm.model import quirks
+from pytest_callm.model import microthinking, quirks
 from pytest_callm.model import redact
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
@@ -148,6 +153,7 @@ class _Streamed:
     reasoning: str | None
     ttft_ms: float | None
     usage: Usage | None
+    notes: list[str] = field(default_factory=list)
 
 
 class OpenAIChatModel:
@@ -191,10 +197,14 @@ class OpenAIChatModel:
         if q.first_message_from_user:
             messages = quirks.first_message_from_user(messages)
         body: dict[str, Any] = {"model": self.config.model, "stream": True, "stream_options": {"include_usage": True}}
+        if not self.config.mode.stream:
+            body = {"model": self.config.model, "stream": False}
         if q.tools_in_system_prompt:
             system = quirks.tools_in_system_prompt(system, request.tools)
         elif request.tools:
             body["tools"] = request.tools
+        if self.config.mode.microthinking:
+            system = microthinking.with_instruction(system)
         body["messages"] = [{"role": "system", "content": system}, *messages]
         if s.temperature is not None:
             body["temperature"] = s.temperature
@@ -250,10 +260,11 @@ class OpenAIChatModel:
                 notes.append(f"lifted {len(lifted)} tool call(s) out of the text: {streamed.text!r}")
                 tool_calls = [*tool_calls, *lifted]
         return ModelReply(text=text, tool_calls=tool_calls, reasoning=streamed.reasoning, ttft_ms=streamed.ttft_ms,
-                          usage=streamed.usage, notes=notes)
+                          usage=streamed.usage, notes=notes + streamed.notes)
 
     async def first_token_ms(self, request: ModelRequest) -> float | None:
-        """Time to the first spoken or tool-call token of one request; stops reading there (replay)."""
+        """Time to the first spoken or tool-call token of one request; stops reading there (replay).
+        For an endpoint that does not stream, the full round trip of the request."""
         try:
             return (await self._stream(self.request_body(request), stop_at_first_token=True)).ttft_ms
         except openai.APIStatusError as e:
@@ -277,6 +288,8 @@ class OpenAIChatModel:
     async def _stream(self, body: dict[str, Any], stop_at_first_token: bool = False) -> _Streamed:
         try:
             async with asyncio.timeout(self.retry.deadline_s):
+                if not body.get("stream"):
+                    return await self._read_whole(body)
                 return await self._read_stream(body, stop_at_first_token)
         except TimeoutError:
             raise DeadlinePassed(f"no complete reply within the request deadline of {self.retry.deadline_s:g} s") \
@@ -300,6 +313,7 @@ class OpenAIChatModel:
         ttft_ms = None
         usage = None
         finished = False
+        splitter = microthinking.ThoughtSplitter() if self.config.mode.microthinking else None
         sent: list[float] = []
         context = _sent_at.set(sent)
         try:
@@ -318,9 +332,12 @@ class OpenAIChatModel:
                         piece = _reasoning_piece(delta)
                         if piece:
                             reasoning.append(piece)
-                        if delta.get("content"):
+                        spoken = delta.get("content")
+                        if spoken and splitter is not None:
+                            spoken = splitter.feed(spoken)  # the thought is held back, never spoken
+                        if spoken:
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            text.append(delta["content"])
+                            text.append(spoken)
                         for tc in delta.get("tool_calls") or []:
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
                             entry = calls.setdefault(tc.get("index", 0), {"id": None, "name": "", "arguments": []})
@@ -343,4 +360,57 @@ class OpenAIChatModel:
             raise StreamDropped("the stream ended before the model finished its reply")
         tool_calls = [ToolCall(c["id"] or f"call_{i}", c["name"], "".join(c["arguments"]))
                       for i, c in sorted(calls.items())]
-        return _Streamed("".join(text), tool_calls, "".join(reasoning) or None, ttft_ms, usage)
+        thought, notes = None, []
+        if splitter is not None:
+            tail = splitter.finish()
+            if tail:
+                ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
+                text.append(tail)
+            thought, notes = splitter.thought, _thought_notes(splitter)
+        return _Streamed("".join(text), tool_calls, _joined("".join(reasoning), thought), ttft_ms, usage, notes)
+
+    async def _read_whole(self, body: dict[str, Any]) -> _Streamed:
+        """One request to an endpoint that does not stream: the reply, and the round trip as its TTFT."""
+        sent: list[float] = []
+        context = _sent_at.set(sent)
+        try:
+            started = time.perf_counter()  # replaced by the send time once the hook has run
+            params = dict(body)
+            extra = params.pop("extra_body", None)
+            try:
+                data = await self.client().post("/chat/completions", body=params, cast_to=object,
+                                                options=make_request_options(extra_body=extra,
+                                                                             security={"bearer_auth": True}))
+            except json.JSONDecodeError as e:
+                raise StreamDropped(f"the reply is not JSON ({e.msg} at {e.pos})") from None
+            ttft_ms = (time.perf_counter() - (sent[-1] if sent else started)) * 1000
+        finally:
+            _sent_at.reset(context)
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not choices or not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
+            raise StreamDropped(f"the reply is not a chat completion: {str(data)[:80]}")
+        message = choices[0]["message"]
+        content = message.get("content") or ""
+        if isinstance(content, list):  # content parts: the text ones are spoken
+            content = "".join(part.get("text") or "" for part in content if isinstance(part, dict))
+        thought, notes = None, []
+        if self.config.mode.microthinking:
+            content, thought, unclosed = microthinking.split(content)
+            notes = [microthinking.UNCLOSED_NOTE] if unclosed else []
+        tool_calls = []
+        for i, tc in enumerate(message.get("tool_calls") or []):
+            function = tc.get("function") or {}
+            arguments = function.get("arguments")
+            tool_calls.append(ToolCall(tc.get("id") or f"call_{i}", function.get("name") or "",
+                                       arguments if isinstance(arguments, str) else json.dumps(arguments or {})))
+        return _Streamed(content, tool_calls, _joined(_reasoning_piece(message) or "", thought),
+                         ttft_ms if content or tool_calls else None, usage_from(data.get("usage")), notes)
+
+
+def _joined(reasoning: str, thought: str | None) -> str | None:
+    """The server's reasoning and the marked thought, as one reasoning text."""
+    return "\n".join(part for part in (reasoning, thought) if part) or None
+
+
+def _thought_notes(splitter: microthinking.ThoughtSplitter) -> list[str]:
+    return [microthinking.UNCLOSED_NOTE] if splitter.unclosed else []

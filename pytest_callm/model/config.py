@@ -29,6 +29,14 @@ A config says where the model is served and how to call it:
     tool_calls_in_text = false
     resend_rejected_tool_calls = 0           # 0..3
 
+    [mode]                                   # how replies come back (client.py has the details)
+    stream = true                            # false: an endpoint that does not stream; the time to
+                                             # first token is then the whole round trip
+    microthinking = false                    # true: the model writes one short sentence of reasoning,
+                                             # marked <think>...</think>, before every reply; it is
+                                             # kept as reasoning, never spoken, and the time to first
+                                             # token runs to the first spoken token after it
+
     [serve]                                  # for --callm-serve
     command = ["vllm", "serve", "{model}", "--port", "{port}"]
     ready_timeout_s = 900
@@ -97,6 +105,14 @@ class Quirks:
 
 
 @dataclass(frozen=True)
+class Mode:
+    """How the model answers (both paper, "Models under test" and "Metrics")."""
+
+    stream: bool = True  # False: one JSON body per request; TTFT is the full round trip
+    microthinking: bool = False  # one marked sentence of reasoning before every reply, never spoken
+
+
+@dataclass(frozen=True)
 class ServeCommand:
     """A command that serves the model on a local port (`{model}`, `{port}`, `{python}` filled in)."""
 
@@ -122,6 +138,7 @@ class ModelConfig:
     prices: Prices | None = None
     quirks: Quirks = Quirks()
     serve: ServeCommand | None = None
+    mode: Mode = Mode()
     source: str = "default"  # the file it came from, or "default" for a bare model id
 
     def with_overrides(self, base_url: str | None = None, api_key_env: str | None = None) -> "ModelConfig":
@@ -161,7 +178,7 @@ def _typed(value: Any, kinds: tuple[type, ...], where: str, key: str) -> Any:
 
 def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
     """Build a config from parsed TOML; `where` names the source in errors."""
-    top = {"model", "base_url", "api_key_env", "description", "sampling", "prices", "quirks", "serve"}
+    top = {"model", "base_url", "api_key_env", "description", "sampling", "prices", "quirks", "mode", "serve"}
     unknown = sorted(set(data) - top)
     if unknown:
         raise ModelConfigError(f"{where}: unknown key(s): {', '.join(unknown)} (known: {', '.join(sorted(top))})")
@@ -193,6 +210,10 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
                       for k in ("first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text")),
                     resends)
 
+    m = _table(data, "mode", where, {"stream", "microthinking"})
+    mode = Mode(stream=bool(_typed(m.get("stream", True), (bool,), where, "mode.stream")),
+                microthinking=bool(_typed(m.get("microthinking", False), (bool,), where, "mode.microthinking")))
+
     v = _table(data, "serve", where, {"command", "ready_timeout_s"})
     serve = None
     if v:
@@ -206,7 +227,7 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
     return ModelConfig(name=name, model=_typed(data.get("model", name), (str,), where, "model"),
                        base_url=_typed(data.get("base_url", OPENAI_BASE_URL), (str,), where, "base_url"),
                        api_key_env=key_env or None, sampling=sampling, prices=prices, quirks=quirks,
-                       serve=serve, source=where)
+                       serve=serve, mode=mode, source=where)
 
 
 def load_config(path: Path) -> ModelConfig:

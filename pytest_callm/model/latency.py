@@ -5,7 +5,9 @@ run each process keeps a uniform sample of the requests its model answered (a re
 stays bounded however long the run); after the run the samples are pooled (on the xdist
 controller) and replayed streamed, one at a time, after two warm-up requests. The report gives the
 median and p90 time to first spoken or tool-call token; a median over 1,000 ms is outside the
-conversational AI category.
+conversational AI category. A model whose endpoint does not stream (`[mode] stream = false`) is
+replayed the same way, one request at a time, and each measures its full round trip (as the paper
+measures Tell-1).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class LatencyReport:
     warmups: int = 0
     failures: list[str] = field(default_factory=list)
     sampled_from: int = 0  # requests recorded during the run
+    streamed: bool = True  # False: the endpoint does not stream; each time is a full round trip
 
     @property
     def median_ms(self) -> float | None:
@@ -88,18 +91,20 @@ class LatencyReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "replayed": len(self.ttft_ms), "warmups": self.warmups,
-                "sampled_from": self.sampled_from, "median_ms": self.median_ms, "p90_ms": self.p90_ms,
+                "sampled_from": self.sampled_from, "streamed": self.streamed, "median_ms": self.median_ms, "p90_ms": self.p90_ms,
                 "conversational": self.conversational, "failures": self.failures, "ttft_ms": self.ttft_ms}
 
     def describe(self) -> str:
+        how = "streamed" if self.streamed else "sent (the endpoint does not stream: full round trips)"
         head = (f"latency replay, model {self.model}: {len(self.ttft_ms)} request(s) sampled from "
-                f"{self.sampled_from}, streamed one at a time after {self.warmups} warm-up(s)")
+                f"{self.sampled_from}, {how} one at a time after {self.warmups} warm-up(s)")
         if self.median_ms is None:
             lines = [head, "  no request could be replayed"]
         else:
             verdict = ("within the conversational category (median <= 1,000 ms)" if self.conversational else
                        "OUTSIDE the conversational category: median time to first token over 1,000 ms")
-            lines = [head, f"  time to first token: median {self.median_ms:.0f} ms, p90 {self.p90_ms:.0f} ms; {verdict}"]
+            what = "time to first token" if self.streamed else "round trip (taken as the time to first token)"
+            lines = [head, f"  {what}: median {self.median_ms:.0f} ms, p90 {self.p90_ms:.0f} ms; {verdict}"]
         if self.failures:
             lines.append(f"  {len(self.failures)} replay(s) failed and are left out: {self.failures[0]}")
         return "\n".join(lines) + "\n"
@@ -108,9 +113,12 @@ class LatencyReport:
 async def replay(model, requests: list[ModelRequest], sampled_from: int, warmups: int = WARMUPS) -> LatencyReport:
     """Stream each request one at a time (after `warmups` unmeasured ones) and time its first token.
 
-    `model` is an `OpenAIChatModel`; each replay stops reading at the first token.
+    `model` is an `OpenAIChatModel`; each replay stops reading at the first token, or, for an endpoint
+    that does not stream, times the whole request.
     """
-    report = LatencyReport(model=model.name, sampled_from=sampled_from)
+    config = getattr(model, "config", None)
+    report = LatencyReport(model=model.name, sampled_from=sampled_from,
+                           streamed=config.mode.stream if config is not None else True)
     if not requests:
         return report
     for i in range(warmups):
