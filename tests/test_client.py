@@ -343,3 +343,8 @@ def test_a_non_streaming_endpoint_is_retried_like_a_stream(openai_server):
     openai_server.reset(no_stream=True)
     reply = ask(openai_server, {"status": 503}, {"text": "Hello."}, mode=WHOLE)
     assert reply.text == "Hello." and [r["status"] for r in openai_server.log] == [503, 200]
+
+
+def test_a_system_prompt_suffix_ends_every_system_prompt(openai_server):
+    ask(openai_server, {"text": "Hi."}, quirks=Quirks(system_prompt_suffix="/no_think"))
+    assert openai_server.requests[0]["messages"][0]["content"] == "You are the front desk.\n\n/no_think"

@@ -205,6 +205,7 @@ class OpenAIChatModel:
             body["tools"] = request.tools
         if self.config.mode.microthinking:
             system = microthinking.with_instruction(system)
+        system = quirks.with_system_prompt_suffix(system, q.system_prompt_suffix)
         body["messages"] = [{"role": "system", "content": system}, *messages]
         if s.temperature is not None:
             body["temperature"] = s.temperature

@@ -28,6 +28,7 @@ A config says where the model is served and how to call it:
     tools_in_system_prompt = false
     tool_calls_in_text = false
     resend_rejected_tool_calls = 0           # 0..3
+    system_prompt_suffix = ""                # e.g. "/no_think": a model's switch in its system prompt
 
     [mode]                                   # how replies come back (client.py has the details)
     stream = true                            # false: an endpoint that does not stream; the time to
@@ -97,6 +98,7 @@ class Quirks:
     tools_in_system_prompt: bool = False
     tool_calls_in_text: bool = False
     resend_rejected_tool_calls: int = 0
+    system_prompt_suffix: str = ""
 
     @property
     def lifts_calls_from_text(self) -> bool:
@@ -202,13 +204,14 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
                         _typed(p.get("source", ""), (str,), where, "prices.source"))
 
     q = _table(data, "quirks", where, {"first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text",
-                                       "resend_rejected_tool_calls"})
+                                       "resend_rejected_tool_calls", "system_prompt_suffix"})
     resends = _typed(q.get("resend_rejected_tool_calls", 0), (int,), where, "quirks.resend_rejected_tool_calls")
     if not 0 <= resends <= MAX_TOOL_CALL_RESENDS:
         raise ModelConfigError(f"{where}: quirks.resend_rejected_tool_calls must be 0 to {MAX_TOOL_CALL_RESENDS}")
+    suffix = _typed(q.get("system_prompt_suffix", ""), (str,), where, "quirks.system_prompt_suffix")
     quirks = Quirks(*(bool(_typed(q.get(k, False), (bool,), where, f"quirks.{k}"))
                       for k in ("first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text")),
-                    resends)
+                    resends, suffix)
 
     m = _table(data, "mode", where, {"stream", "microthinking"})
     mode = Mode(stream=bool(_typed(m.get("stream", True), (bool,), where, "mode.stream")),

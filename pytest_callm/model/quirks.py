@@ -14,6 +14,8 @@ Each is a config switch under `[quirks]` and off by default:
   the first call is spoken, the rest was written before any tool returned and is dropped.
 - `resend_rejected_tool_calls = N`: a provider that rejects a malformed tool call the model wrote
   (Groq: HTTP 400, code `tool_use_failed`) gets the same request again, up to N (at most 3) times.
+- `system_prompt_suffix = "..."`: a model whose switches live in its system prompt (Nemotron Nano's
+  `/no_think` turns its reasoning off) gets that text after every agent's system prompt.
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def tools_in_system_prompt(system_prompt: str, tools: list[dict[str, Any]]) -> s
         "Anything you say to the caller goes before the list; write nothing after it. Results come back in "
         "the next messages.", "",
         json.dumps(functions, ensure_ascii=False, indent=1)])
+
+
+def with_system_prompt_suffix(system_prompt: str, suffix: str) -> str:
+    """The system prompt with a model's control text (`/no_think`) on a line of its own at the end."""
+    return f"{system_prompt.rstrip()}\n\n{suffix}" if suffix else system_prompt
 
 
 def is_rejected_tool_call(error: Exception) -> bool:
