@@ -348,3 +348,11 @@ def test_a_non_streaming_endpoint_is_retried_like_a_stream(openai_server):
 def test_a_system_prompt_suffix_ends_every_system_prompt(openai_server):
     ask(openai_server, {"text": "Hi."}, quirks=Quirks(system_prompt_suffix="/no_think"))
     assert openai_server.requests[0]["messages"][0]["content"] == "You are the front desk.\n\n/no_think"
+
+
+def test_deepseeks_cache_hits_count_as_cached_input():
+    from pytest_callm.model.client import usage_from
+
+    usage = usage_from({"prompt_tokens": 1000, "prompt_cache_hit_tokens": 700, "prompt_cache_miss_tokens": 300,
+                        "completion_tokens": 40})
+    assert usage == Usage(input_tokens=300, cached_input_tokens=700, output_tokens=40, reasoning_tokens=0)

@@ -114,7 +114,8 @@ def usage_from(raw: dict[str, Any] | None) -> Usage | None:
     if not raw:
         return None
     prompt = raw.get("prompt_tokens") or 0
-    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    # DeepSeek's API counts cached input as `prompt_cache_hit_tokens` (of `prompt_tokens`).
+    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0
     reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
     return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
                  output_tokens=raw.get("completion_tokens") or 0, reasoning_tokens=reasoning)
