@@ -10,6 +10,8 @@
     callm compare DIR DIR... [--force]
                                       compare saved runs side by side
     callm report DIR                  (re)write the HTML report of a run
+    callm models [--model-configs DIR]
+                                      list the model configs: bundled and the project's
     callm merge DIR... --out DIR      join shard runs (--callm-shard=I/N) into one run
     callm split-check TRAIN... [--eval DIR]
                                       refuse a training set that shares task ids or near-identical
@@ -40,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.report.compare import main as compare_main
 
         return compare_main(argv[1:])
+    if argv[:1] == ["models"]:
+        from pytest_callm.model.catalog import main as models_main
+
+        return models_main(argv[1:])
     if argv[:1] == ["report"]:
         from pytest_callm.report.report_html import main as report_main
 
@@ -83,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("fit-line-profile", help="fit a phone-line error profile from real calls (see its --help)")
     sub.add_parser("prove", help="replay each task's declared traps, mutants and correct spellings (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
+    sub.add_parser("models", help="list the model configs --callm-model can name (see its --help)")
     sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
