@@ -198,7 +198,7 @@ class OpenAIChatModel:
         if q.first_message_from_user:
             messages = quirks.first_message_from_user(messages)
         body: dict[str, Any] = {"model": self.config.model, "stream": True, "stream_options": {"include_usage": True}}
-        if not self.config.mode.stream:
+        if not self.config.mode.stream:  # an endpoint that does not stream: one JSON body per request
             body = {"model": self.config.model, "stream": False}
         if q.tools_in_system_prompt:
             system = quirks.tools_in_system_prompt(system, request.tools)
