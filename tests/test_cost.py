@@ -61,3 +61,37 @@ def test_per_industry_groups_give_median_ttft_tokens_cost_and_cost_per_hour():
 def test_without_prices_the_groups_have_no_cost():
     groups, total = usage_by_industry([{"industry": "x", "usage": attempt_usage(call(), None)}])
     assert total.cost_usd is None and total.cost_per_hour is None and total.input_tokens == 2000
+
+
+def unreported_call(reported: int, unreported: int) -> Trajectory:
+    t = call(ttfts=(100.0,) * (reported + unreported))
+    for r in t.requests[reported:]:
+        r.usage = None  # a server that sends no usage (llama.cpp's streams)
+    return t
+
+
+def test_a_server_that_reports_no_usage_gives_no_tokens_and_no_cost_rather_than_zero():
+    prices = Prices(input=2.0, output=8.0)
+    usage = attempt_usage(unreported_call(0, 3), prices)
+    assert usage["requests_without_usage"] == 3
+    assert usage["input_tokens"] is None and usage["output_tokens"] is None and usage["cost_usd"] is None
+    groups, total = usage_by_industry([{"industry": "x", "usage": usage}])
+    assert total.input_tokens is None and total.cost_usd is None and total.cost_per_hour is None
+    assert total.requests_without_usage == 3 and not total.usage_reported
+
+
+def test_usage_reported_for_some_requests_counts_their_tokens_but_gives_no_cost():
+    prices = Prices(input=2.0, output=8.0)
+    usage = attempt_usage(unreported_call(1, 2), prices)
+    assert usage["input_tokens"] == 1000 and usage["cost_usd"] is None
+    both = [{"industry": "x", "usage": usage}, {"industry": "x", "usage": attempt_usage(call(), prices)}]
+    _, total = usage_by_industry(both)
+    assert total.input_tokens == 3000 and total.cost_usd is None and total.requests_without_usage == 2
+
+
+def test_the_usage_table_says_not_reported():
+    from pytest_callm.report.summary import render_usage
+
+    groups, total = usage_by_industry([{"industry": "x", "usage": attempt_usage(unreported_call(0, 2), None)}])
+    text = render_usage(groups, total, "smollm2-local")
+    assert "not reported" in text and "Usage not reported by the server for 2 of 2 requests" in text

@@ -4,6 +4,7 @@ line; the call ends by the caller's hang_up; the gates pass."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -95,6 +96,30 @@ def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester,
         f'model = "agent-model"\nbase_url = "{both_sides.base_url}"\napi_key_env = ""\n')
     result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=agent", "-k", "C2-E1 and attempt-1")
     assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()
+
+
+def test_a_config_whose_caller_is_self_plays_both_sides_on_one_server_without_a_caller_key(
+        pytester, both_sides, monkeypatch):
+    """A config's `caller = "self"` (the keyless local demo) is the caller when the run names none: the
+    same server plays the caller, no caller key is asked for, the run says it is not a CALLM result
+    and the manifest names who played the caller."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    (pytester.path / "models").mkdir()
+    (pytester.path / "models" / "agent.toml").write_text(
+        f'model = "agent-model"\nbase_url = "{both_sides.base_url}"\napi_key_env = ""\ncaller = "self"\n')
+    result = pytester.runpytest("--callm-model=agent", "--callm-out=run", "-k", f"{TASK} and attempt-1")
+    result.assert_outcomes(passed=1)
+    assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()
+    manifest = json.loads((pytester.path / "run" / "manifest.json").read_text())
+    assert manifest["comparable"]["caller_config"]["name"] == "agent"
+    hung_up = [b for b in both_sides.requests if any(t["function"]["name"] == "hang_up" for t in b.get("tools", []))]
+    assert hung_up and {b["model"] for b in hung_up} == {"agent-model"}
+    # Named on the command line, the caller model still wins over the config's suggestion.
+    result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=gpt-5", "-k", f"{TASK} and attempt-1")
+    assert "OPENAI_API_KEY" in result.stderr.str() + result.stdout.str()
 
 
 def test_the_caller_models_retries_are_recorded_in_the_trajectory(both_sides):

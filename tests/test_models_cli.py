@@ -40,8 +40,6 @@ def test_a_shipped_config_loads_and_names_a_key_variable_or_none(name):
     config = resolve(name)
     assert config.source.endswith(f"{name}.toml")
     assert config.api_key_env is None or re.fullmatch(r"[A-Z][A-Z0-9_]*", config.api_key_env)
-    if config.serve is not None or config.base_url.startswith("http://127.0.0.1"):
-        assert config.api_key_env is None  # a server of our own needs no key
 
 
 @pytest.mark.parametrize("name", [c.name for c in configs() if c.serve and c.serve.command[:2] == ("vllm", "serve")])
@@ -95,7 +93,8 @@ def test_callm_models_lists_every_shipped_config_within_100_columns(capsys):
 
 def test_callm_models_says_how_each_model_runs_its_price_key_quirks_and_modes(capsys, tmp_path):
     (tmp_path / "phone-micro.toml").write_text('model = "org/phone"\nbase_url = "https://gw.example.com/v1"\n'
-                                               'api_key_env = ""\n[mode]\nmicrothinking = true\nstream = false\n')
+                                               'api_key_env = ""\ncaller = "self"\n'
+                                               '[mode]\nmicrothinking = true\nstream = false\n')
     assert callm(["models", "--model-configs", str(tmp_path)]) == 0
     out = capsys.readouterr().out
 
@@ -109,7 +108,7 @@ def test_callm_models_says_how_each_model_runs_its_price_key_quirks_and_modes(ca
     fields, detail = row("phone-micro")
     assert fields == ["phone-micro", "org", "no", "none"]
     assert detail == ("hosted at gw.example.com; microthinking; not streamed (TTFT is the round trip); "
-                      f"from {tmp_path / 'phone-micro.toml'}")
+                      f"plays its own caller; from {tmp_path / 'phone-micro.toml'}")
 
 
 def test_a_project_config_replaces_the_bundled_one_and_a_broken_one_is_named(capsys, tmp_path):

@@ -7,7 +7,8 @@ Lists the bundled configs and those in the project's folders (`--model-configs`,
 One row per config, sorted by name: the name `--callm-model` takes, the provider, whether a list
 price is known (with the date of its source), and the variable holding the key (`none` for a
 server without one); under it, where the model runs (served: the program of its serve command;
-hosted: the host of its base URL) and the quirks and modes it turns on. Fits 100 columns.
+hosted: the host of its base URL), the quirks and modes it turns on, and the caller it suggests.
+Fits 100 columns.
 
 A config that does not load is named on stderr and the command exits 1 after listing the rest.
 """
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from pytest_callm.model.config import ModelConfig, ModelConfigError, bundled_dir, load_config
+from pytest_callm.model.config import SELF, ModelConfig, ModelConfigError, bundled_dir, load_config
 
 WIDTH = 100
 HOSTS = {"api.openai.com": "OpenAI", "api.anthropic.com": "Anthropic", "generativelanguage.googleapis.com": "Google",
@@ -133,6 +134,8 @@ def render(entries: list[Entry]) -> str:
     for entry, row in zip(entries, rows):
         lines.append("  ".join(_cell(v, w).ljust(w) for v, w in zip(row, widths)).rstrip())
         detail = [runs_on(entry.config), *switches(entry.config)]
+        if entry.config.caller:
+            detail.append("plays its own caller" if entry.config.caller == SELF else f"caller {entry.config.caller}")
         if entry.project:
             detail.append(f"from {entry.config.source}" + (", replacing the bundled one" if entry.replaces_bundled
                                                            else ""))

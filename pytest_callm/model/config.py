@@ -10,6 +10,9 @@ A config says where the model is served and how to call it:
     model = "gpt-4.1"                        # the id sent as `model` (default: the config's name)
     base_url = "https://api.openai.com/v1"   # default: the OpenAI API
     api_key_env = "OPENAI_API_KEY"           # "" when the server needs no key
+    caller = "self"                          # the caller when --callm-caller-model is not given: a
+                                             # config name, or "self" (this model plays its own caller:
+                                             # a demo without keys, never a CALLM result)
 
     [sampling]                               # the provider's recommended phone settings
     temperature = 0.0                        # each key optional: unset means the provider default
@@ -57,6 +60,7 @@ from typing import Any
 from pytest_callm.model import redact
 
 ORACLE = "oracle"
+SELF = "self"  # as a config's `caller`: the model under test plays the caller too
 POLICY = "policy"  # the model is driven from outside (an RL trainer): the harness asks nothing of it
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
@@ -141,6 +145,7 @@ class ModelConfig:
     quirks: Quirks = Quirks()
     serve: ServeCommand | None = None
     mode: Mode = Mode()
+    caller: str | None = None  # the caller model it suggests (SELF: itself), unless the run names one
     source: str = "default"  # the file it came from, or "default" for a bare model id
 
     def with_overrides(self, base_url: str | None = None, api_key_env: str | None = None) -> "ModelConfig":
@@ -180,7 +185,8 @@ def _typed(value: Any, kinds: tuple[type, ...], where: str, key: str) -> Any:
 
 def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
     """Build a config from parsed TOML; `where` names the source in errors."""
-    top = {"model", "base_url", "api_key_env", "description", "sampling", "prices", "quirks", "mode", "serve"}
+    top = {"model", "base_url", "api_key_env", "description", "caller", "sampling", "prices", "quirks", "mode",
+           "serve"}
     unknown = sorted(set(data) - top)
     if unknown:
         raise ModelConfigError(f"{where}: unknown key(s): {', '.join(unknown)} (known: {', '.join(sorted(top))})")
@@ -230,7 +236,8 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
     return ModelConfig(name=name, model=_typed(data.get("model", name), (str,), where, "model"),
                        base_url=_typed(data.get("base_url", OPENAI_BASE_URL), (str,), where, "base_url"),
                        api_key_env=key_env or None, sampling=sampling, prices=prices, quirks=quirks,
-                       serve=serve, mode=mode, source=where)
+                       serve=serve, mode=mode, caller=_typed(data.get("caller"), (str,), where, "caller") or None,
+                       source=where)
 
 
 def load_config(path: Path) -> ModelConfig:

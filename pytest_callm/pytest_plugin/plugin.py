@@ -31,7 +31,7 @@ from pytest_callm.phone.line import is_clean, make_line
 from pytest_callm.phone.error_profile import ProfileError, format_rates, load_profile, realized_rates
 from pytest_callm.report.links import report_page_line
 from pytest_callm.scoring.metrics import summarize
-from pytest_callm.model.config import (ORACLE, ModelConfig, ModelConfigError, RetryPolicy, api_key_for,
+from pytest_callm.model.config import (ORACLE, SELF, ModelConfig, ModelConfigError, RetryPolicy, api_key_for,
                                        resolve)
 from pytest_callm.task.pack import PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task
@@ -43,7 +43,8 @@ from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
 from pytest_callm.report.task_pages import TaskPages
-from pytest_callm.pytest_plugin.settings import Settings, default_concurrency, pytest_addoption  # noqa: F401  (pytest finds the hook here)
+from pytest_callm.pytest_plugin.settings import DEFAULT_CALLER_MODEL, Settings, default_concurrency
+from pytest_callm.pytest_plugin.settings import pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
     callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
@@ -120,8 +121,7 @@ class CallmState:
         self.line_config: ModelConfig | None = None
         self.same_model_warning: str | None = None
         if self.model_config is not None:
-            self.caller_config = self._resolve("caller-model", self.settings.caller_model).with_overrides(
-                self.settings.caller_base_url, self.settings.caller_api_key_env)
+            self.caller_config = self._caller_config()
             simulated = self.custom_caller() is None
             if simulated and (self.caller_config.model, self.caller_config.base_url) == (
                     self.model_config.model, self.model_config.base_url):
@@ -173,6 +173,15 @@ class CallmState:
         if self.runner is None:
             self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.concurrency)
         return self.runner
+
+    def _caller_config(self) -> ModelConfig:
+        """The caller model: --callm-caller-model, else the one the model's config names (`self`: the
+        model under test, on the same server), else the paper's fixed caller."""
+        name = self.settings.caller_model or self.model_config.caller or DEFAULT_CALLER_MODEL
+        if name == SELF:
+            return self.model_config.with_overrides(self.settings.caller_base_url, self.settings.caller_api_key_env)
+        return self._resolve("caller-model", name).with_overrides(self.settings.caller_base_url,
+                                                                  self.settings.caller_api_key_env)
 
     @staticmethod
     def _manifest_of(run_dir: RunDir, option: str) -> dict[str, Any] | None:
@@ -277,6 +286,7 @@ class CallmState:
         try:
             self.server = ModelServer(self.model_config)
             self.model_config = self.model_config.with_overrides(base_url=self.server.start())
+            self.caller_config = self._caller_config()  # a caller played by this model follows it
         except (ServeError, ModelConfigError) as e:
             raise pytest.UsageError(str(e)) from None
 

@@ -36,8 +36,9 @@ OPTIONS = [
     ("base-url", str, None, "base URL of the model's OpenAI-compatible API (overrides the model config's)"),
     ("api-key-env", str, None, "environment variable holding the model's API key (overrides the config's; "
                                "`none` for a server without keys)"),
-    ("caller-model", str, DEFAULT_CALLER_MODEL,
-     f"model that plays the caller (default {DEFAULT_CALLER_MODEL}); never the model under test"),
+    ("caller-model", str, None,
+     f"model that plays the caller (default: the `caller` the model's config names, else "
+     f"{DEFAULT_CALLER_MODEL}); never the model under test"),
     ("caller-base-url", str, None, "base URL of the caller model's OpenAI-compatible API"),
     ("caller-api-key-env", str, None, "environment variable holding the caller model's API key"),
     ("line", str, "default", "phone line: `default` (the shipped error profile), `clean` (no recognizer "
@@ -107,7 +108,7 @@ class Settings:
     retry_backoff_s: float = 1.0
     request_timeout_s: float = 60.0
     request_deadline_s: float = 600.0
-    caller_model: str = DEFAULT_CALLER_MODEL
+    caller_model: str | None = None  # None: the model config's `caller`, else DEFAULT_CALLER_MODEL
     caller_base_url: str | None = None
     caller_api_key_env: str | None = None
     line: str = "default"
@@ -177,7 +178,7 @@ class Settings:
                    model_configs, bool(value("serve")), bool(value("latency")), integer("latency-sample", 30),
                    number("retry-backoff", 1.0), number("request-timeout", 60.0, positive=True),
                    number("request-deadline", 600.0, positive=True),
-                   value("caller-model") or DEFAULT_CALLER_MODEL, value("caller-base-url") or None,
+                   value("caller-model") or None, value("caller-base-url") or None,
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
                    keep_calls=bool(value("keep-calls")), shard=shard(value("shard")),

@@ -872,11 +872,15 @@ class Builder:
         if not usage:
             return None
         groups = [*((usage.get("industries") or {}).values()), *([usage["total"]] if usage.get("total") else [])]
+
+        def gap(text: str, g: dict[str, Any]) -> str:  # a figure the server did not report is not "n/a"
+            return "not reported" if text == "n/a" and g.get("requests_without_usage") else text
+
         return [{"label": g.get("label"), "calls": count(g.get("calls")), "requests": count(g.get("requests")),
-                 "ttft": ms(g.get("ttft_median_ms")), "input": count(g.get("input_tokens")),
-                 "cached": count(g.get("cached_input_tokens")), "output": count(g.get("output_tokens")),
-                 "cost": usd(g.get("cost_usd")), "per_call": usd(g.get("cost_per_call")),
-                 "per_hour": usd(g.get("cost_per_hour"))} for g in groups]
+                 "ttft": ms(g.get("ttft_median_ms")), "input": gap(count(g.get("input_tokens")), g),
+                 "cached": gap(count(g.get("cached_input_tokens")), g), "output": gap(count(g.get("output_tokens")), g),
+                 "cost": gap(usd(g.get("cost_usd")), g), "per_call": gap(usd(g.get("cost_per_call")), g),
+                 "per_hour": gap(usd(g.get("cost_per_hour")), g)} for g in groups]
 
     @staticmethod
     def overview(summary: dict[str, Any]) -> dict[str, Any]:

@@ -125,7 +125,9 @@ def _money(value: float | None) -> str:
     return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
 
 
-def _tokens(n: int) -> str:
+def _tokens(n: int | None) -> str:
+    if n is None:
+        return "not reported"
     return f"{n / 1e6:.2f}M" if n >= 10_000_000 else f"{n:,}"
 
 
@@ -157,7 +159,12 @@ def render_usage(groups: dict[str, UsageGroup], total: UsageGroup | None, model:
     console.print(f"CALLM latency, tokens and cost: model {model}", soft_wrap=True)
     console.print(table)
     if total is not None:
+        if total.requests_without_usage:
+            console.print(f"Usage not reported by the server for {total.requests_without_usage:,} of "
+                          f"{total.requests:,} requests: their tokens are not counted, and no cost is given.",
+                          soft_wrap=True)
         priced = "the model config's list prices" if total.cost_usd is not None else \
+            "not computed: usage not reported" if total.requests_without_usage else \
             "none: the model config has no prices"
         console.print(f"TTFT: median time to first token during the run, concurrency included (--callm-latency "
                       f"replays requests one at a time). Cost: {priced}. Hours: estimated at 0.605 s per word "
