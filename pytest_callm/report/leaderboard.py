@@ -446,11 +446,18 @@ def scatter(plot_id: str, rows: list[Row], value, x_label: str, fmt, title: str,
                     f'stroke="{LINE_COLOUR}" stroke-dasharray="6 4" stroke-width="1.5"/>'
                     f'<text x="{x(line_at) + 5:.1f}" y="{y0 + 12}" fill="{LINE_COLOUR}">{fmt(line_at)}: '
                     'not conversational to the right</text></g>')
+    placed: list[tuple[float, float, float]] = []  # the labels written so far: x, y, width
     for r in shown:
         cx, cy = x(value(r)), y(r.overall.pass_k.estimate)
-        body.append(f'<g class="model" data-model="{_t(r.name)}"><circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" '
+        label, width = _short(r.name, 20), 6.5 * len(_short(r.name, 20))
+        # A label that would overprint another is left out; the point keeps its name as a tooltip.
+        free = all(abs(cy - py) >= 13 or cx + 7 >= px + pw or cx + 7 + width <= px for px, py, pw in placed)
+        if free:
+            placed.append((cx + 7, cy, width))
+        body.append(f'<g class="model" data-model="{_t(r.name)}"><title>{_t(r.name)}: {fmt(value(r))}, '
+                    f'{pct(r.overall.pass_k.estimate)}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" '
                     f'fill="{LINE_COLOUR if line_at is not None and value(r) > line_at else PASSK_COLOUR}"/>'
-                    f'<text x="{cx + 7:.1f}" y="{cy - 6:.1f}">{_t(_short(r.name, 20))}</text></g>')
+                    + (f'<text x="{cx + 7:.1f}" y="{cy - 6:.1f}">{_t(label)}</text>' if free else "") + "</g>")
     return _svg(plot_id, y1 + 46, title, body), left_out
 
 
@@ -489,7 +496,8 @@ def _relative(target: Path, start: Path) -> str:
 def index_context(rows: list[Row], title: str, out: Path, warnings: list[str]) -> dict[str, Any]:
     passk = passk_name(rows)
     industries = sorted({i for r in rows for i in r.industries})
-    cost_plot, cost_out = scatter("plot-cost", rows, lambda r: r.cost_per_hour, "cost per hour (USD)", money,
+    cost_plot, cost_out = scatter("plot-cost", rows, lambda r: r.cost_per_hour, "cost per hour (USD)",
+                                  lambda v: f"${v:,.2f}" if v >= 0.1 or v == 0 else f"${v:,.4f}",
                                   f"{passk} against cost per hour", passk)
     ttft_plot, ttft_out = scatter("plot-ttft", rows, lambda r: r.ttft_ms, "median time to first token (ms)",
                                   lambda v: f"{v:,.0f} ms", f"{passk} against median time to first token", passk,
