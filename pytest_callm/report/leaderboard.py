@@ -39,7 +39,7 @@ import html
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -544,7 +544,7 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
          "none: the oracle replays answer keys" if comparable.get("model") == "oracle" else "the default caller"),
         ("phone line", _settings(comparable.get("line") if isinstance(comparable.get("line"), dict)
                                  else {"spec": line_name(comparable.get("line"))}), "clean"),
-        ("release pins", _settings(manifest.get("release")), "no release checked"),
+        ("release pins checked", _settings(manifest.get("release")), "no release checked"),
         ("run", [(k, str(v)) for k, v in (("attempts per task", comparable.get("attempts")), ("k", row.k),
                                           ("package version", manifest.get("package_version")),
                                           ("created at", manifest.get("created_at")),
