@@ -9,6 +9,9 @@
                                       fit a phone-line error profile from real calls
     callm compare DIR DIR... [--force]
                                       compare saved runs side by side
+    callm leaderboard DIR... [--out DIR] [--force] [--title T]
+                                      rank models, one run each: an HTML page, a Markdown table
+                                      and a page per model
     callm report DIR                  (re)write the HTML report of a run
     callm models [--model-configs DIR]
                                       list the model configs: bundled and the project's
@@ -46,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.model.catalog import main as models_main
 
         return models_main(argv[1:])
+    if argv[:1] == ["leaderboard"]:
+        from pytest_callm.report.leaderboard import main as leaderboard_main
+
+        return leaderboard_main(argv[1:])
     if argv[:1] == ["report"]:
         from pytest_callm.report.report_html import main as report_main
 
@@ -90,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("prove", help="replay each task's declared traps, mutants and correct spellings (see its --help)")
     sub.add_parser("compare", help="compare two or more run directories (see its --help)")
     sub.add_parser("models", help="list the model configs --callm-model can name (see its --help)")
+    sub.add_parser("leaderboard", help="rank models from their run directories: page, table, model pages "
+                   "(see its --help)")
     sub.add_parser("report", help="write the HTML report of a run directory (see its --help)")
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")

@@ -15,6 +15,7 @@ A step is a dict:
     piece_chars     characters per streamed piece (default 4; tool arguments split the same way)
     piece_ms        wait this long after each streamed text piece (a model writing as it goes)
     usage           {"prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens"}
+    no_usage        send no usage chunk (a server that reports none, as some do)
     status          answer with this HTTP error instead (with `code`, `message`, `retry_after`)
     drop_after      abort the connection after this many content pieces
     end_early       end the stream cleanly but without a finish reason
@@ -282,7 +283,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
         yield 'data: {"id": "chatcmpl-x", "choices": [{"delta": {"content": "and th\n\n'
     await _until(record["start"] + step.get("total_ms", state.total_ms) / 1000)
     yield chunk({}, "tool_calls" if calls else "stop")
-    yield chunk(None, usage=_usage(step, body))
+    if not step.get("no_usage"):
+        yield chunk(None, usage=_usage(step, body))
     yield "data: [DONE]\n\n"
     record["end"] = time.perf_counter()
 

@@ -143,18 +143,18 @@ def test_a_bad_directory_is_a_clear_error(runs, tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run_main(capsys, empty, runs["oracle"])
-    assert code == 2 and err == (f"callm compare: {empty}: no manifest.json "
-                                 "(not a run directory, or a run that never started)\n")
+    assert code == 2 and err == f"callm compare: {empty}: no manifest.json (not a run directory)\n"
 
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
     shutil.copy(runs["oracle"] / "manifest.json", unfinished)
     code, _, err = run_main(capsys, runs["oracle"], unfinished)
-    assert code == 2 and err.startswith(f"callm compare: {unfinished}: no report.json (the run did not finish")
+    assert code == 2 and err == (f"callm compare: {unfinished}: the run did not finish (no report.json; "
+                                f"resume it with --callm-resume={unfinished}, or rescore it)\n")
 
     (unfinished / "report.json").write_text('{"format": ')
     code, _, err = run_main(capsys, runs["oracle"], unfinished)
-    assert code == 2 and err.startswith(f"callm compare: {unfinished}: report.json is not valid JSON")
+    assert code == 2 and err.startswith(f"callm compare: {unfinished / 'report.json'}: not JSON (")
 
     code, _, err = run_main(capsys, runs["oracle"])
     assert code == 2 and "two run directories or more" in err

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
-import json
 import shutil
 import sys
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from pytest_callm.saved.rundir import FORMAT, REPORT_FORMAT, differences
+from pytest_callm.saved.reader import RunReadError, read_run
+from pytest_callm.saved.rundir import differences
 
 OVERALL = "all industries"
 REFUSED_HASHES = (("tasks", "task-set hash"), ("verifier", "verifier hash"))
@@ -101,38 +101,15 @@ class Run:
 # Loading --------------------------------------------------------------------------------------
 
 
-def _read_json(path: Path, what: str, run: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        hint = ("not a run directory, or a run that never started" if what == "manifest.json" else
-                "the run did not finish: resume it with the same --callm-out, or rescore it")
-        raise CompareError(f"{run}: no {what} ({hint})") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CompareError(f"{run}: cannot read {what}: {e}") from None
-    except ValueError as e:
-        raise CompareError(f"{run}: {what} is not valid JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise CompareError(f"{run}: {what} is not a JSON object")
-    return data
-
-
 def load_run(path: Path | str, label: str | None = None) -> Run:
-    """A run directory's manifest and report; CompareError (naming the directory) when it has none."""
+    """A run directory's manifest and report, read by the one run reader (saved/reader.py);
+    CompareError, worded as that reader words it, when the folder is not a finished run."""
     path = Path(path)
-    if not path.exists():
-        raise CompareError(f"{path}: no such directory")
-    if not path.is_dir():
-        raise CompareError(f"{path}: not a directory (a run directory holds manifest.json and report.json)")
-    manifest = _read_json(path / "manifest.json", "manifest.json", path)
-    if manifest.get("format") != FORMAT:
-        raise CompareError(f"{path}: manifest.json has format {manifest.get('format')!r}, not {FORMAT!r}")
-    report = _read_json(path / "report.json", "report.json", path)
-    if report.get("format") != REPORT_FORMAT:
-        raise CompareError(f"{path}: report.json has format {report.get('format')!r}, not {REPORT_FORMAT!r}")
-    if not isinstance(report.get("summary"), dict):
-        raise CompareError(f"{path}: report.json has no summary")
-    run = Run(path, label or path.name or str(path), manifest, report)
+    try:
+        saved = read_run(path)
+    except RunReadError as e:
+        raise CompareError(str(e)) from None
+    run = Run(path, label or path.name or str(path), saved.manifest, saved.report)
     run.intervals, run.intervals_source = _intervals(run)
     return run
 

@@ -22,14 +22,14 @@ the run itself computes it, so it equals the report of the same run played on on
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.saved.reader import SHARD, RunReadError, read_run, require_shard
 from pytest_callm.saved.rundir import RunDir, digest_of_files, task_file_name, write_json
 
-SHARD_FILE = "shard.json"
+SHARD_FILE = SHARD
 SHARD_FORMAT = "callm-shard/1"
 
 
@@ -81,18 +81,6 @@ def write_shard_record(run_dir: Path, record: dict[str, Any]) -> None:
 
 # --- merge -----------------------------------------------------------------------------------------
 
-def _read(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MergeError(f"{path.parent}: no {path.name} ({what})") from None
-    except ValueError as e:
-        raise MergeError(f"{path}: not readable JSON ({e})") from None
-    if not isinstance(data, dict):
-        raise MergeError(f"{path}: not a JSON object")
-    return data
-
-
 def _without_task_files(comparable: dict[str, Any]) -> dict[str, Any]:
     """What every shard of one run shares: the comparable part less the hashes of the tasks it played
     (tasks written in Python run in shard 1 only)."""
@@ -131,12 +119,14 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     shards = []
     for d in dirs:
         d = Path(d)
-        manifest = _read(d / "manifest.json", "not a run directory")
-        if manifest.get("rescored_from"):
-            raise MergeError(f"{d}: a rescored run; merge the shard runs that played the calls")
-        record = _read(d / SHARD_FILE, "not a shard run: run it with --callm-shard=I/N")
-        report = _read(d / "report.json", "the shard's run did not finish")
-        shards.append((d, manifest, record, report))
+        try:
+            run = read_run(d)
+            if run.manifest.get("rescored_from"):
+                raise MergeError(f"{d}: a rescored run; merge the shard runs that played the calls")
+            record = require_shard(run)
+        except RunReadError as e:
+            raise MergeError(str(e)) from None
+        shards.append((d, run.manifest, record, run.report))
 
     first_dir, first_manifest, first_record, _ = shards[0]
     count = first_record["count"]
