@@ -337,7 +337,7 @@ def test_callm_serve_gives_up_after_its_ready_timeout(model_project):
     started = time.monotonic()
     result = model_project.runpytest("--callm-model=served", "--callm-serve")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--callm-serve: the server for served * did not answer /health within 1 s*"])
+    result.stderr.fnmatch_lines(["*--callm-serve: the server for served * did not answer /v1/models within 1 s*"])
     assert time.monotonic() - started < 15
 
 

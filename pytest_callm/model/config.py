@@ -10,6 +10,8 @@ A config says where the model is served and how to call it:
     model = "gpt-4.1"                        # the id sent as `model` (default: the config's name)
     base_url = "https://api.openai.com/v1"   # default: the OpenAI API
     api_key_env = "OPENAI_API_KEY"           # "" when the server needs no key
+    calls_in_flight = 1                      # the most calls its server carries at once: the run's
+                                             # default (--callm-concurrency still overrides it)
     caller = "self"                          # the caller when --callm-caller-model is not given: a
                                              # config name, or "self" (this model plays its own caller:
                                              # a demo without keys, never a CALLM result)
@@ -146,6 +148,7 @@ class ModelConfig:
     serve: ServeCommand | None = None
     mode: Mode = Mode()
     caller: str | None = None  # the caller model it suggests (SELF: itself), unless the run names one
+    calls_in_flight: int | None = None  # a server that answers one request at a time (llama.cpp) says 1
     source: str = "default"  # the file it came from, or "default" for a bare model id
 
     def with_overrides(self, base_url: str | None = None, api_key_env: str | None = None) -> "ModelConfig":
@@ -185,8 +188,8 @@ def _typed(value: Any, kinds: tuple[type, ...], where: str, key: str) -> Any:
 
 def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
     """Build a config from parsed TOML; `where` names the source in errors."""
-    top = {"model", "base_url", "api_key_env", "description", "caller", "sampling", "prices", "quirks", "mode",
-           "serve"}
+    top = {"model", "base_url", "api_key_env", "description", "caller", "calls_in_flight", "sampling", "prices",
+           "quirks", "mode", "serve"}
     unknown = sorted(set(data) - top)
     if unknown:
         raise ModelConfigError(f"{where}: unknown key(s): {', '.join(unknown)} (known: {', '.join(sorted(top))})")
@@ -232,12 +235,15 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
         serve = ServeCommand(tuple(command), float(_typed(v.get("ready_timeout_s", 900), number, where,
                                                           "serve.ready_timeout_s")))
 
+    in_flight = _typed(data.get("calls_in_flight"), (int,), where, "calls_in_flight")
+    if in_flight is not None and in_flight < 1:
+        raise ModelConfigError(f"{where}: calls_in_flight must be at least 1")
     key_env = _typed(data.get("api_key_env", OPENAI_KEY_ENV), (str,), where, "api_key_env")
     return ModelConfig(name=name, model=_typed(data.get("model", name), (str,), where, "model"),
                        base_url=_typed(data.get("base_url", OPENAI_BASE_URL), (str,), where, "base_url"),
                        api_key_env=key_env or None, sampling=sampling, prices=prices, quirks=quirks,
                        serve=serve, mode=mode, caller=_typed(data.get("caller"), (str,), where, "caller") or None,
-                       source=where)
+                       calls_in_flight=in_flight, source=where)
 
 
 def load_config(path: Path) -> ModelConfig:

@@ -2,8 +2,8 @@
 
 For vLLM the command is `vllm serve <model> --enable-auto-tool-choice --tool-call-parser <parser>
 --port {port}`; any program that serves the OpenAI API on 127.0.0.1:{port} works. The server gets a
-free port, its output goes to a log file, and it is ready once `GET /health` answers 200 and
-`GET /v1/models` lists the config's model. A command that exits, or is not ready in time, is a
+free port, its output goes to a log file, and it is ready once `GET /v1/models` lists the config's
+model (vLLM also answers `/health`, llama-cpp-python does not: the models list is what both serve). A command that exits, or is not ready in time, is a
 `ServeError` quoting the end of its log. The server runs in its own process group, so stopping it
 stops any workers it started.
 """
@@ -82,23 +82,19 @@ class ModelServer:
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.timeout_s
-        stage = "/health"
         while True:
             code = self._proc.poll()
             if code is not None:
                 raise ServeError(self._problem(f"exited with code {code} before it was ready"))
-            if stage == "/health" and _get(self.url + "/health")[0] == 200:
-                stage = "/v1/models"
-            if stage == "/v1/models":
-                status, body = _get(self.base_url + "/models")
-                if status == 200:
-                    served = self._model_ids(body)
-                    if self.config.model in served:
-                        return
-                    raise ServeError(self._problem(f"is up but serves {', '.join(served) or 'no model'}, "
-                                                   f"not {self.config.model!r}"))
+            status, body = _get(self.base_url + "/models")
+            if status == 200:
+                served = self._model_ids(body)
+                if self.config.model in served:
+                    return
+                raise ServeError(self._problem(f"is up but serves {', '.join(served) or 'no model'}, "
+                                               f"not {self.config.model!r}"))
             if time.monotonic() > deadline:
-                raise ServeError(self._problem(f"did not answer {stage} within {self.timeout_s:.0f} s"))
+                raise ServeError(self._problem(f"did not answer /v1/models within {self.timeout_s:.0f} s"))
             time.sleep(POLL_S)
 
     @staticmethod

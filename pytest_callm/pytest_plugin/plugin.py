@@ -155,7 +155,8 @@ class CallmState:
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
         self.task_pages: TaskPages | None = None  # writes each task's page once all its attempts are in
         self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
-        self.concurrency = self.settings.concurrency or default_concurrency(self.workers())
+        limit = self.model_config.calls_in_flight if self.model_config is not None else None
+        self.concurrency = self.settings.concurrency or default_concurrency(self.workers(), limit)
         self.python_tasks_dir: Path | None = None  # the controller's PYTHON_TASKS_DIR, under xdist
 
     def workers(self) -> int:

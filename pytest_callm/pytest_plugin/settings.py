@@ -20,8 +20,11 @@ DEFAULT_CALLER_MODEL = "gpt-5"
 DEFAULT_IN_FLIGHT = 32
 
 
-def default_concurrency(workers: int) -> int:
-    return max(1, DEFAULT_IN_FLIGHT // max(workers, 1))
+def default_concurrency(workers: int, server_limit: int | None = None) -> int:
+    """Calls in flight in each process: the run's default, or the model server's own limit (a model
+    config's `calls_in_flight`), shared among the workers."""
+    in_run = DEFAULT_IN_FLIGHT if server_limit is None else min(server_limit, DEFAULT_IN_FLIGHT)
+    return max(1, in_run // max(workers, 1))
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [

@@ -125,6 +125,10 @@ def _money(value: float | None) -> str:
     return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
 
 
+def _cost(value: float | None, group: UsageGroup) -> str:
+    return "not reported" if value is None and group.requests_without_usage else _money(value)
+
+
 def _tokens(n: int | None) -> str:
     if n is None:
         return "not reported"
@@ -147,10 +151,10 @@ def render_usage(groups: dict[str, UsageGroup], total: UsageGroup | None, model:
         ("cached input tokens", lambda g: _tokens(g.cached_input_tokens)),
         ("output tokens", lambda g: _tokens(g.output_tokens)),
         ("  of which reasoning", lambda g: _tokens(g.reasoning_tokens)),
-        ("cost", lambda g: _money(g.cost_usd)),
-        ("cost per call", lambda g: _money(g.cost_per_call)),
+        ("cost", lambda g: _cost(g.cost_usd, g)),
+        ("cost per call", lambda g: _cost(g.cost_per_call, g)),
         ("estimated hours", lambda g: f"{g.est_hours:.2f}"),
-        ("cost per hour", lambda g: _money(g.cost_per_hour)),
+        ("cost per hour", lambda g: _cost(g.cost_per_hour, g)),
     ]
     for label, cell in rows:
         table.add_row(label, *(cell(g) for g in columns))
