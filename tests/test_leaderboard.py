@@ -232,7 +232,8 @@ def test_the_page_opens_from_file_in_chromium_with_ranking_intervals_and_plots(r
     assert page.plots["plot-cost"] == ["good"]  # the others have no cost: left out, with a note naming them
     assert page.plots["plot-ttft"] == ["good", "weak"]  # the oracle made no requests
     text = " ".join(page.texts)
-    assert "Left out (no cost known): oracle, weak." in text and "Left out (no TTFT measured): oracle." in text
+    assert "Left out: oracle (no cost per hour), weak (no cost per hour)." in text
+    assert "Left out: oracle (no median time to first token)." in text
     assert "1,000 ms: not conversational to the right" in text and "shares that rank" in text
     assert "<script" not in (board / "index.html").read_text() and "http" not in \
         (board / "index.html").read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")

@@ -421,7 +421,9 @@ def scatter(plot_id: str, rows: list[Row], value, x_label: str, fmt, title: str,
             line_at: float | None = None) -> tuple[Markup, list[str]]:
     """Cross-industry pass^k (y) against `value(row)` (x); returns the plot and the models left out."""
     shown = [r for r in rows if value(r) is not None and r.overall.pass_k.estimate is not None]
-    left_out = [r.name for r in rows if r not in shown]
+    # Each model left out, with why: no figure on this axis, or no pass^k (a task short of k attempts).
+    left_out = [f"{r.name} ({'no ' + x_label.split(' (')[0] if value(r) is None else 'no ' + passk})"
+                for r in rows if r not in shown]
     x0, x1, y0, y1 = 70, PLOT_W - 30, 20, 300
     top = max([value(r) for r in shown] + ([line_at * 1.25] if line_at else []) + [0.0])
     top = _nice_max(top * 1.05)
