@@ -13,9 +13,9 @@ its attempts with stats.py when the report has none), per industry and as the un
 industries; the median time to first token (TTFT), marked when it is over 1,000 ms (not conversational
 by the paper's definition); cost per call and per hour; and the attempts not scored (infrastructure
 failures, in no denominator). A cost is never shown as 0 when it is not known: "no prices" when the
-model config has none, "usage not reported" when the server reported no usage for any request (a cost
-with some requests unreported is a lower bound, shown with ">="), "no model requests" for a run that
-made none (the oracle).
+model config has none, "usage not reported" when the server reported no usage for some request (a run
+scored before scoring/cost.py withheld such costs shows its cost over the reported requests as a lower
+bound, with ">="), "no model requests" for a run that made none (the oracle).
 
 Ranking and ties. Models are sorted by the cross-industry pass^k (then pass@1, then name; a model with
 no pass^k, because some task has fewer than k scored attempts, is listed last and not ranked). Going
@@ -191,6 +191,9 @@ def make_row(run: SavedRun, page: str) -> Row:
     elif without >= requests:
         per_call = per_hour = None
         note = "usage not reported"
+    elif without and total.get("cost_usd") is None:  # scoring/cost.py gives no cost over part of the tokens
+        per_call = per_hour = None
+        note = f"usage not reported for {without} of {requests} requests"
     elif total.get("cost_usd") is None:
         per_call = per_hour = None
         note = "no prices"
