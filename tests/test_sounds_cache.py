@@ -1,0 +1,39 @@
+"""The pronouncing dictionary's index is kept in the user's cache folder and read back unchanged."""
+
+from __future__ import annotations
+
+from pytest_callm.phone import sounds as sounds_module
+from pytest_callm.phone.sounds import Sounds
+
+
+def test_the_cached_index_is_the_parsed_one_in_the_same_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    parsed = Sounds(use_cache=False)
+    Sounds()  # writes the index
+    written = list((tmp_path / "pytest-callm").glob("sounds-*.marshal"))
+    assert len(written) == 1
+    cached = Sounds()
+    assert list(cached.pron.items()) == list(parsed.pron.items())
+    assert list(cached.by_pron.items()) == list(parsed.by_pron.items())
+    assert cached.tiers("dana") == parsed.tiers("dana")
+
+
+def test_a_damaged_cache_file_is_parsed_again_and_replaced(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    Sounds()
+    [index] = (tmp_path / "pytest-callm").glob("sounds-*.marshal")
+    index.write_bytes(b"not an index")
+    again = Sounds()
+    assert again.pronunciations("biscuit") and index.stat().st_size > 1_000_000
+
+
+def test_an_unwritable_cache_folder_only_means_parsing(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    assert Sounds().pronunciations("there")
+
+
+def test_the_index_file_names_the_dictionary_and_the_code_that_built_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert sounds_module._index_file(b"one dictionary") != sounds_module._index_file(b"another one")
