@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -59,9 +61,6 @@ def local_run(tmp_path_factory):
     shutil.copytree(REPO / "tasks" / "legal" / "C4-H3", project / "tasks" / "legal" / "C4-H3")
     (project / "conftest.py").write_text(SHORT_CALLER)
     (project / "pytest.ini").write_text("[pytest]\n")
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "tasks", "--callm-model=smollm2-local", "--callm-serve",
          "--callm-attempts=1", "--callm-out=run", "-p", "no:cacheprovider", "-p", "no:xdist"],
@@ -95,9 +94,16 @@ def test_a_server_that_reports_no_usage_is_said_so_not_counted_as_zero(local_run
     assert "Usage not reported by the server" in done.stdout
 
 
-def test_its_run_takes_a_leaderboard_row_like_any_other(local_run, tmp_path, capsys):
+def test_its_run_takes_a_leaderboard_row_like_any_other(local_run, tmp_path):
     run, _ = local_run
-    assert callm(["leaderboard", str(run), "--out", str(tmp_path / "board")]) == 0
-    table = (tmp_path / "board" / "leaderboard.md").read_text()
-    assert "smollm2-local" in table and "usage not reported" in table
+    oracle = run.parent / "oracle-run"  # the same task and attempts, replayed by the answer key
+    done = subprocess.run([sys.executable, "-m", "pytest", "tasks", "--callm-model=oracle", "--callm-attempts=1",
+                           f"--callm-out={oracle}", "-p", "no:cacheprovider", "-p", "no:xdist"],
+                          cwd=run.parent, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert callm(["leaderboard", str(run), str(oracle), "--out", str(tmp_path / "board")]) == 0
+    rows = [line for line in (tmp_path / "board" / "leaderboard.md").read_text().splitlines()
+            if line.startswith("| ") and "Model" not in line]
+    assert "| oracle |" in rows[0] and "| 1 |" in rows[0]
+    assert "smollm2-local" in rows[1] and "usage not reported" in rows[1]
     assert (tmp_path / "board" / "models" / "smollm2-local.html").is_file()
