@@ -32,7 +32,7 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from pytest_callm.saved.reader import RunReadError, read_run
+from pytest_callm.saved.reader import RunReadError, SavedRun, read_run
 from pytest_callm.saved.rundir import differences
 
 OVERALL = "all industries"
@@ -45,33 +45,12 @@ class CompareError(Exception):
 
 
 @dataclass
-class Run:
-    path: Path
-    label: str
-    manifest: dict[str, Any]
-    report: dict[str, Any]
+class Run(SavedRun):
+    """A saved run as compared: a label, and its intervals (from the report, or computed here)."""
+
+    label: str = ""
     intervals: dict[str, Any] | None = None  # Intervals.to_json() shape (stats.py)
     intervals_source: str | None = None  # "report", "computed" or None
-
-    @property
-    def summary(self) -> dict[str, Any]:
-        return self.report["summary"]
-
-    @property
-    def comparable(self) -> dict[str, Any]:
-        return self.manifest.get("comparable") or {}
-
-    @property
-    def hashes(self) -> dict[str, Any]:
-        return self.comparable.get("hashes") or {}
-
-    @property
-    def k(self) -> int | None:
-        return self.summary.get("k", self.report.get("k"))
-
-    @property
-    def model(self) -> str:
-        return self.comparable.get("model") or self.report.get("model") or "?"
 
     @property
     def tasks(self) -> dict[str, dict[str, Any]]:
@@ -109,7 +88,7 @@ def load_run(path: Path | str, label: str | None = None) -> Run:
         saved = read_run(path)
     except RunReadError as e:
         raise CompareError(str(e)) from None
-    run = Run(path, label or path.name or str(path), saved.manifest, saved.report)
+    run = Run(path, saved.manifest, saved.report, saved.shard, label=label or path.name or str(path))
     run.intervals, run.intervals_source = _intervals(run)
     return run
 
