@@ -63,7 +63,10 @@ def local_run(tmp_path_factory):
     (project / "pytest.ini").write_text("[pytest]\n")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "tasks", "--callm-model=smollm2-local", "--callm-serve",
-         "--callm-attempts=1", "--callm-out=run", "-p", "no:cacheprovider", "-p", "no:xdist"],
+         "--callm-attempts=1", "--callm-out=run", "-p", "no:cacheprovider", "-p", "no:xdist",
+         # The first request reads a 4,200-token prompt cold: 24 s on a quiet 2-core machine, and the
+         # suite's other worker shares those cores. Waiting is not what this test is about.
+         "--callm-request-timeout=300"],
         cwd=project, capture_output=True, text=True, timeout=600)
     return project / "run", done
 
