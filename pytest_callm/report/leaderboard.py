@@ -46,7 +46,7 @@ from typing import Any
 from markupsafe import Markup
 
 from pytest_callm.report.compare import conflicts, line_name
-from pytest_callm.report.report_html import (_write_page, environment, flat_settings, redact, secret_variables,
+from pytest_callm.report.report_html import (write_page, environment, flat_settings, redact, secret_variables,
                                              strike_secrets)
 from pytest_callm.saved.reader import RunReadError, SavedRun, read_run
 
@@ -577,11 +577,11 @@ def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = N
     secrets = sorted({v for r in rows for v in secret_variables(r.run.manifest)})
     for row in rows:
         page = env.get_template("leaderboard_model.html.j2").render(**model_context(row, rows, title, out))
-        _write_page(out / row.page, strike_secrets(page, secrets))
+        write_page(out / row.page, strike_secrets(page, secrets))
     index = out / "index.html"
     page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or []))
-    _write_page(index, strike_secrets(page, secrets))
-    _write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title), secrets))
+    write_page(index, strike_secrets(page, secrets))
+    write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title), secrets))
     return index
 
 

@@ -932,7 +932,7 @@ def render_task_page(builder: "Builder", industry: str, task_id: str) -> str:
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
-def _write_page(path: Path, page: str) -> None:
+def write_page(path: Path, page: str) -> None:
     """Write a page atomically (a reader sees the old page or the new one), with secrets struck."""
     page = secrets_out.text(page)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -954,7 +954,7 @@ def write_stylesheet(page: Path) -> Path:
     path = page.parent / page.stem / STYLESHEET
     css = environment().get_template("style.css.j2").render()
     if not path.is_file() or path.read_text(encoding="utf-8") != css:
-        _write_page(path, css)
+        write_page(path, css)
     return path
 
 
@@ -966,7 +966,7 @@ def write_task_pages(builder: "Builder", page: Path, keys: list[tuple[str, str]]
     written = []
     for industry, task_id in keys:
         path = page.parent / task_page(page.name, industry, task_id)
-        _write_page(path, render_task_page(builder, industry, task_id))
+        write_page(path, render_task_page(builder, industry, task_id))
         written.append(path)
     return written
 
@@ -979,7 +979,7 @@ def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, ou
     path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
     builder = Builder(Path(run_dir), packs_dirs)
     builder.page_name = path.name
-    _write_page(path, strike_secrets(environment().get_template("report.html.j2").render(**builder.build()),
+    write_page(path, strike_secrets(environment().get_template("report.html.j2").render(**builder.build()),
                                      secret_variables(builder.manifest)))
     skip = set(written)
     pages = write_task_pages(builder, path, [key for key in builder.grouped() if key not in skip])

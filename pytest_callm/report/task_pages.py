@@ -52,7 +52,7 @@ class TaskPages:
                 self.written.discard(key)
 
     def _write(self, key: tuple[str, str], results: list[dict[str, Any]]) -> None:
-        from pytest_callm.report.report_html import Builder, _write_page, render_task_page, task_page, write_stylesheet
+        from pytest_callm.report.report_html import Builder, write_page, render_task_page, task_page, write_stylesheet
 
         if self._builder is None:
             self._builder = Builder(self.run_dir, self.packs_dirs, report={"model": self.model, "k": self.k})
@@ -64,5 +64,5 @@ class TaskPages:
         n = len(scored)
         builder.report = {"model": self.model, "k": self.k, "attempts": attempts, "summary": {"tasks": {
             f"{key[0]}/{key[1]}": {"pass_at_1": c / n if n else None, "pass_k": pass_hat_k(n, c, self.k)}}}}
-        _write_page(self.run_dir / task_page(builder.page_name, *key), render_task_page(builder, *key))
+        write_page(self.run_dir / task_page(builder.page_name, *key), render_task_page(builder, *key))
         self.written.add(key)
