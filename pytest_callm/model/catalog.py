@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                                      "name: bundled, and the project's")
     parser.add_argument("--model-configs", action="append", default=[], type=Path, metavar="DIR",
                         help="a folder of the project's model configs NAME.toml (repeatable; listed first, "
-                             "as --callm-model-configs searches them)")
+                             "as --callm-model-configs searches them; the ini's callm_model_configs is not "
+                             "read here, so name its folders)")
     args = parser.parse_args(argv)
     missing = [str(f) for f in args.model_configs if not f.is_dir()]
     if missing:
