@@ -410,6 +410,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--startup-s", type=float, default=0.0, help="wait this long before listening")
     parser.add_argument("--exit-at-once", action="store_true", help="fail to start (for tests of --callm-serve)")
     parser.add_argument("--pidfile", type=Path, help="append this process's id to the file on start")
+    parser.add_argument("--caller-line", action="append", default=[],
+                        help="play a caller saying these lines (repeatable), for requests that offer hang_up")
+    parser.add_argument("--request-log", type=Path,
+                        help="append '<pid> caller' or '<pid> agent' to the file for each chat request")
     args = parser.parse_args(argv)
     if args.pidfile:
         with args.pidfile.open("a") as f:
@@ -419,9 +423,22 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(3)
     time.sleep(args.startup_s)
     agent = AnswerKeyAgent(args.task, args.industries) if args.task else None
+    caller = ScriptCaller(args.caller_line) if args.caller_line else None
     state = Behaviour(api_key=args.api_key, delay_ms=args.delay_ms, total_ms=args.total_ms,
-                      models=args.model or [DEFAULT_MODEL], agent=agent, piece_chars=args.piece_chars)
-    config = uvicorn.Config(create_app(state), log_level="warning", access_log=False, lifespan="off")
+                      models=args.model or [DEFAULT_MODEL], agent=agent, caller=caller, piece_chars=args.piece_chars)
+    app = create_app(state)
+    if args.request_log:
+        log = args.request_log
+
+        @app.middleware("http")
+        async def note_request(request: Request, call_next):
+            if request.url.path.endswith("/chat/completions"):
+                body = json.loads(await request.body())
+                with log.open("a") as f:
+                    f.write(f"{os.getpid()} {'caller' if ScriptCaller.is_caller_request(body) else 'agent'}\n")
+            return await call_next(request)
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[_listen(args.port)])
 
 

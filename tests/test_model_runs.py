@@ -419,3 +419,42 @@ def test_an_attempt_whose_worker_crashed_is_counted_as_not_scored(model_project,
     assert len(report["attempts"]) == 5
     [crashed] = [a for a in report["attempts"] if a["passed"] is None]
     assert crashed == {**crashed, "attempt": 3, "industry": "vet_clinic", "error_kind": "worker crashed"}
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "two workers"])
+def test_callm_serve_gives_a_model_that_plays_its_own_caller_a_server_of_its_own(pytester, tmp_path, workers):
+    """`caller = "self"` under --callm-serve: the same command serves the caller's side on a second
+    server (a server that keeps one conversation warm would otherwise read each side's prompt from the
+    start), the caller's requests go there and the agent's to the first, both stop at the end, and
+    the run still says a model played both sides."""
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n")
+    pidfile, log = tmp_path / "pids", tmp_path / "requests"
+    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
+                                        "--task", str(TASK_FILE), "--industries", str(EXAMPLE_PACK.parent),
+                                        "--caller-line", "I'd like to book a check-up for my dog Biscuit.",
+                                        "--caller-line", "Thank you.", "--pidfile", str(pidfile),
+                                        "--request-log", str(log)])
+    write_config(pytester, "selfplay", f'''
+model = "scripted-served"
+api_key_env = ""
+caller = "self"
+
+[serve]
+command = [{args}]
+ready_timeout_s = 60
+''')
+    result = pytester.runpytest_subprocess("--callm-model=selfplay", "--callm-serve", *workers,
+                                           "-k", f"{TASK} and (attempt-1 or attempt-2)")
+    assert result.ret in (0, 1), result.stdout.str()[-2000:]
+    assert "THE CALLER IS THE MODEL UNDER TEST" in result.stdout.str()
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert len(pids) == 2  # the agent's server and the caller's
+    seen = [line.split() for line in log.read_text().splitlines()]
+    by_kind = {kind: {int(pid) for pid, k in seen if k == kind} for kind in ("agent", "caller")}
+    assert len(by_kind["agent"]) == len(by_kind["caller"]) == 1 and by_kind["agent"] != by_kind["caller"]
+    deadline = time.monotonic() + 5
+    while not all(gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(gone(p) for p in pids)

@@ -13,8 +13,12 @@ The settings, and why:
 - a context of 8,192 tokens, the model's training length: a front desk's prompt and tools take about
   4,200, so a long call can still overflow, which the harness scores as a broken call;
 - both cores for prompt and generation (llama-cpp-python's default is half of them);
-- its prompt cache on: the agent and the caller take turns on one server, and without the cache each
-  turn would read the other's 4,000-token prompt again from the start (20 s instead of 2 s here).
+- its prompt cache (`--cache`) off: it holds a copy of the model's state per prompt and grew past
+  24 GB within two calls here (killed by the kernel), while the server's own reuse of the previous
+  request's prefix needs no copy. That reuse keeps one conversation warm, so when the model plays
+  its own caller, `--callm-serve` starts a second server for the caller's side: each side then reads
+  only its new turn (about 2.5 s an exchange here, against 27 s when the two sides take turns on
+  one server and each reads its 4,000-token prompt from the start).
 
 Its stream sends no usage chunk, so a run on it reports usage as not reported (scoring/cost.py).
 """
@@ -54,7 +58,7 @@ def server_argv(port: int, alias: str, host: str = "127.0.0.1") -> list[str]:
     return [sys.executable, "-m", "llama_cpp.server", "--model", str(weights_path()), "--model_alias", alias,
             "--host", host, "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
             "--chat_format", "chatml-function-calling", "--n_threads", threads, "--n_threads_batch", threads,
-            "--cache", "true", "--verbose", "false"]
+            "--verbose", "false"]
 
 
 def main(argv: list[str] | None = None) -> int:

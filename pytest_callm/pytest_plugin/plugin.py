@@ -56,6 +56,7 @@ from pytest_callm.toolserver.client import ToolServerError, check_tool_server
 from pytest_callm.report.summary import render, render_usage
 
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
+SERVED_CALLER_URL = "callm_served_caller_base_url"  # and of the caller's, when the model plays it (`self`)
 PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
 RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
 RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
@@ -120,11 +121,15 @@ class CallmState:
         self.caller_config: ModelConfig | None = None
         self.line_config: ModelConfig | None = None
         self.same_model_warning: str | None = None
+        self.caller_is_self = False  # the model's config names itself as the caller (`caller = "self"`)
         if self.model_config is not None:
             self.caller_config = self._caller_config()
+            served_caller = getattr(config, "workerinput", {}).get(SERVED_CALLER_URL)
+            if served_caller and self.caller_is_self:
+                self.caller_config = self.caller_config.with_overrides(base_url=served_caller)
             simulated = self.custom_caller() is None
-            if simulated and (self.caller_config.model, self.caller_config.base_url) == (
-                    self.model_config.model, self.model_config.base_url):
+            if simulated and (self.caller_is_self or (self.caller_config.model, self.caller_config.base_url) == (
+                    self.model_config.model, self.model_config.base_url)):
                 self.same_model_warning = (
                     f"THE CALLER IS THE MODEL UNDER TEST ({self.model_config.model}): a model playing both sides "
                     "of the call is not a CALLM result; pick another --callm-caller-model")
@@ -135,6 +140,7 @@ class CallmState:
         except ProfileError as e:
             raise pytest.UsageError(f"--callm-line={self.settings.line}: {e}") from None
         self.server: ModelServer | None = None
+        self.caller_server: ModelServer | None = None  # --callm-serve with a model that plays its own caller
         self._started = False
         self._access_checked = False
         self.resuming = False
@@ -177,8 +183,9 @@ class CallmState:
 
     def _caller_config(self) -> ModelConfig:
         """The caller model: --callm-caller-model, else the one the model's config names (`self`: the
-        model under test, on the same server), else the paper's fixed caller."""
+        model under test; with --callm-serve, on a server of its own), else the paper's fixed caller."""
         name = self.settings.caller_model or self.model_config.caller or DEFAULT_CALLER_MODEL
+        self.caller_is_self = name == SELF
         if name == SELF:
             return self.model_config.with_overrides(self.settings.caller_base_url, self.settings.caller_api_key_env)
         return self._resolve("caller-model", name).with_overrides(self.settings.caller_base_url,
@@ -286,8 +293,15 @@ class CallmState:
             raise pytest.UsageError(f"--callm-serve: model {self.settings.model} ({where}) names no [serve] command")
         try:
             self.server = ModelServer(self.model_config)
+            served = self.model_config
             self.model_config = self.model_config.with_overrides(base_url=self.server.start())
-            self.caller_config = self._caller_config()  # a caller played by this model follows it
+            self.caller_config = self._caller_config()
+            if self.caller_is_self and not self.settings.caller_base_url and self.custom_caller() is None:
+                # The caller's side on a server of its own, started by the same command: a server that
+                # keeps one conversation's prompt warm (llama.cpp) would otherwise read each side's
+                # long prompt from the start at every turn.
+                self.caller_server = ModelServer(served)
+                self.caller_config = self.caller_config.with_overrides(base_url=self.caller_server.start())
         except (ServeError, ModelConfigError) as e:
             raise pytest.UsageError(str(e)) from None
 
@@ -295,6 +309,8 @@ class CallmState:
     def pytest_configure_node(self, node) -> None:
         if self.server is not None:
             node.workerinput[SERVED_URL] = self.server.base_url
+        if self.caller_server is not None:
+            node.workerinput[SERVED_CALLER_URL] = self.caller_server.base_url
         node.workerinput[RUN_DIR] = str(self.run_dir.path)
         if self.python_tasks_dir is None:  # made by a worker that has Python tasks, removed at the end
             self.python_tasks_dir = Path(tempfile.gettempdir()) / f"callm-python-tasks-{uuid.uuid4().hex}"
@@ -308,9 +324,10 @@ class CallmState:
         self.run_dir.unlock()
         if self.python_tasks_dir is not None:
             shutil.rmtree(self.python_tasks_dir, ignore_errors=True)
-        if self.server is not None:
-            self.server.stop()
-            self.server = None
+        for server in (self.server, self.caller_server):
+            if server is not None:
+                server.stop()
+        self.server = self.caller_server = None
 
     def make_runtime(self) -> Runtime:
         hook = self.config.hook
