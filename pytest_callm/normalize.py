@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -105,9 +106,17 @@ def same(expected: Any, actual: Any) -> bool:
 
 # --- one function per kind of value ------------------------------------------------------------
 
+def fold_accents(text: str) -> str:
+    """"José Núñez" -> "Jose Nunez": a name is the same name with or without its accents."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def words(text: str) -> list[str]:
-    """Lower-case words, punctuation dropped: "O'Neil" and "L.L.C." stay one word, "Smith-Jones" is two."""
-    text = re.sub(r"['\u2019.]", "", str(text).casefold().replace("&", " and "))
+    """Lower-case words, accents and punctuation dropped: "O'Neil" and "L.L.C." stay one word,
+    "Smith-Jones" is two, "Núñez" is "nunez"."""
+    text = re.sub(r"['\u2019.]", "", fold_accents(str(text)).casefold().replace("&", " and "))
     return re.sub(r"[^\w\s]|_", " ", text).split()
 
 
@@ -125,9 +134,29 @@ def _drop_post_nominals(ws: list[str]) -> list[str]:
     return ws
 
 
+GENERATIONAL = frozenset({"jr", "sr", "ii", "iii", "iv"})
+
+
+def _last_first(text: str, keep_if: frozenset[str] = frozenset()) -> str:
+    """"Whitman, Clara" -> "Clara Whitman", as a form or a list writes a name. A part after a comma
+    that is only post-nominals or a generation ("Sato, MD", "Smith, Jr.") is not a first name, nor is
+    one holding a word of `keep_if` (an organization's "Kessler, Inc.")."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) < 2:
+        return str(text)
+    tail = []
+    while len(parts) > 1 and words(parts[-1]) and all(w in POST_NOMINALS or w in GENERATIONAL
+                                                      for w in words(parts[-1])):
+        tail.insert(0, parts.pop())
+    if len(parts) == 2 and all(words(p) for p in parts) and not any(w in keep_if for p in parts for w in words(p)):
+        parts = [parts[1], parts[0]]
+    return " ".join([*parts, *tail])
+
+
 def person(text: str) -> str:
-    """"Dr. Evelyn Sato, MD" -> "evelyn sato"; suffixes such as Jr. are kept (they tell people apart)."""
-    return " ".join(_drop_post_nominals(_drop_titles(words(text))))
+    """"Dr. Evelyn Sato, MD" -> "evelyn sato"; "Sato, Evelyn" and "Évelyn Sato" too; suffixes such as
+    Jr. are kept (they tell people apart)."""
+    return " ".join(_drop_post_nominals(_drop_titles(words(_last_first(text, CORPORATE_SUFFIXES)))))
 
 
 def organization(text: str) -> str:
@@ -147,8 +176,9 @@ def organization(text: str) -> str:
 
 
 def party(text: str) -> str:
-    """A person or an organization: titles in front and corporate suffixes behind both go."""
-    return organization(" ".join(_drop_titles(words(text))))
+    """A person or an organization: titles in front and corporate suffixes behind both go; a person
+    written "Last, First" is the same person (never a company: "Kessler, Inc." stays Kessler)."""
+    return organization(" ".join(_drop_titles(words(_last_first(text, CORPORATE_SUFFIXES | {"and"})))))
 
 
 def identifier(text: str) -> str:

@@ -107,6 +107,8 @@ class ToolContext:
     now: _dt.datetime  # the pack's fixed clock: every call sees the same "now"
     # The pack's alias tables (`ctx.values.canonical("state", "Wash.")`), the same the verifier uses.
     values: ValueKinds = field(default_factory=ValueKinds)
+    # Set by front_desk.record_access / check_identity: this call's look at a person's record is kept.
+    access_logged: bool = False
 
     @property
     def today(self) -> _dt.date:

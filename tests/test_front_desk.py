@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import sqlite3
 
 import pytest
 
-from pytest_callm.front_desk import (IdentityRules, check_identity, forget_verification, issue_token, use_token,
-                                     verified_account)
+from pytest_callm.front_desk import (IdentityRules, check_identity, forget_verification, issue_token, record_access,
+                                     tried, use_token, verified_account)
 from pytest_callm.toolkit import SESSION_DDL, Session, ToolContext, ToolError
 
 SCHEMA = """
 CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT, failed_verifications INTEGER NOT NULL DEFAULT 0,
                        locked INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE verifications (id INTEGER PRIMARY KEY, account TEXT, claimed_name TEXT, method TEXT NOT NULL,
-                            outcome TEXT NOT NULL, created_at TEXT);
+                            outcome TEXT NOT NULL, tried TEXT, created_at TEXT);
+CREATE TABLE record_access (id INTEGER PRIMARY KEY, record TEXT, on_behalf_of TEXT, outcome TEXT NOT NULL,
+                            tried TEXT, created_at TEXT);
 INSERT INTO accounts (id, name) VALUES ('A-1', 'Ana Ruiz'), ('A-2', 'Ben Ruiz');
 """
 RULES = IdentityRules(account_table="accounts", lock_after=3, tries_per_call=2)
@@ -51,7 +54,8 @@ def test_every_check_is_a_record_and_a_pass_verifies_that_account(db):
     ctx = call(db)
     check_identity(ctx, RULES, account="A-2", claimed_name="Ana Ruiz", method="dob", passed=True)
     assert verified_account(ctx) == "A-2"
-    check_identity(ctx, RULES, account="A-2", claimed_name="Ana Ruiz", method="dob", passed=True)  # said once
+    check_identity(ctx, RULES, account="A-2", claimed_name="ana ruiz", method="dob", passed=True)  # said once
+    check_identity(ctx, RULES, account="A-2", claimed_name="Ruiz, Ana", method="dob", passed=True)  # the same person
     # Verified on someone else's account: the record says so, which an expected state does not.
     assert records(db) == [("A-2", "Ana Ruiz", "dob", "verified")]
     forget_verification(ctx)
@@ -69,9 +73,32 @@ def test_failed_tries_lock_the_record_across_calls_and_a_call_stops_after_its_ow
     ctx = call(db)
     fails(ctx, "A-1", "account_locked", passed=True)  # even with the right details
     assert tuple(db.execute("SELECT failed_verifications, locked FROM accounts WHERE id = 'A-1'").fetchone()) == (3, 1)
-    # Plain failed tries are counted on the record, not logged: a misheard digit tried and then
-    # corrected is an extra call; a refused try and a try on a locked record are on the record.
-    assert [r[3] for r in records(db)] == ["refused", "locked"]
+    # Every try is on the record, repeats, refusals and tries on a locked record included (the
+    # verifier forgives a failed try only when the caller was heard saying every value it tried).
+    assert [r[3] for r in records(db)] == ["failed", "failed", "refused", "failed", "failed", "locked"]
+
+
+def test_a_try_keeps_the_details_tried_with_their_kinds(db):
+    ctx = call(db)
+    with pytest.raises(ToolError):
+        check_identity(ctx, RULES, account=None, claimed_name="Ana Ruiz", method="dob", passed=False,
+                       details=tried(person="Ana Ruiz", date="1990-01-02", person_2=None))
+    row = db.execute("SELECT outcome, tried FROM verifications").fetchone()
+    assert row[0] == "failed" and json.loads(row[1]) == [["person", "Ana Ruiz"], ["date", "1990-01-02"]]
+
+
+def test_a_look_at_a_record_is_kept_once_and_the_verified_callers_own_is_not(db):
+    ctx = call(db)
+    record_access(ctx, record="A-1", details=tried(phone="5550100"))  # before verification: on the record
+    record_access(ctx, record="A-1")  # the same look again adds nothing
+    record_access(ctx, record=None, outcome="not_found", details=tried(phone="5550199"))
+    record_access(ctx, record=None, outcome="not_found", details=tried(phone="5550199"))  # every miss is kept
+    check_identity(ctx, RULES, account="A-1", claimed_name="Ana Ruiz", method="dob", passed=True)
+    record_access(ctx, record="A-1")  # her own record, verified: covered by the verification
+    record_access(ctx, record="A-2")  # her husband's: on the record, on her behalf
+    rows = [tuple(r) for r in db.execute("SELECT record, on_behalf_of, outcome FROM record_access")]
+    assert rows == [("A-1", None, "found"), (None, None, "not_found"), (None, None, "not_found"), ("A-2", "A-1", "found")]
+    assert ctx.access_logged
 
 
 def test_a_pass_resets_the_records_count(db):

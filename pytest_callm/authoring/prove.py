@@ -60,6 +60,7 @@ class Replay:
     trap: dict[str, Any] | None = None
     edited: frozenset[str] = frozenset()  # tools the edit touched (where a refusal is looked for)
     parts: list[Replay] = field(default_factory=list)  # a spelling round: its single spellings
+    caller_says: list[str] = field(default_factory=list)  # what the stand-in caller says first (heard)
 
 
 @dataclass
@@ -119,7 +120,7 @@ def trap_replays(task: Task, pack: Pack) -> list[Replay]:
         calls, touched = apply_edit(task.exp_tool_calls, edit.get("calls", []))
         path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
         out.append(Replay(task, pack, "trap", f"trap {trap['id']}: {trap['wrong_move']}", calls, path,
-                          trap=trap, edited=frozenset(touched)))
+                          trap=trap, edited=frozenset(touched), caller_says=list(edit.get("caller_says", []))))
     return out
 
 
@@ -357,7 +358,7 @@ async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> O
     model = ScriptedModel(plan, runtime.limits.max_requests_per_turn)
     async with limit:
         trajectory = await runtime.play_async(replay.task, replay.pack, 1,
-                                              Participants(model, ScriptedCaller(model), CleanLine()), rerun=False)
+                                              Participants(model, ScriptedCaller(model, replay.caller_says), CleanLine()), rerun=False)
     return Outcome(replay, verify(replay.task, replay.pack, trajectory),
                    [(c.name, c.status) for c in trajectory.tool_calls])
 

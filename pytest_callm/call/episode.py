@@ -210,6 +210,7 @@ class Episode:
     async def _dispatch(self, tc: ToolCall, request_index: int) -> ToolCallRecord:
         started = self._ms()
         agent = self.agent
+        touched = None
         spec = self.pack.tools.get(tc.name)
         kind = spec.kind if spec else "unknown"
         arguments, problem = parse_arguments(tc.raw_arguments)
@@ -220,7 +221,8 @@ class Episode:
         elif problem is not None:
             result = envelope(False, {"problems": [problem]}, "invalid_arguments", None)
         elif kind == "industry":
-            result = await self.tools.call(self.pack.name, self.trajectory.call_id, tc.name, arguments)
+            result, touched = await self.tools.call_audited(self.pack.name, self.trajectory.call_id, tc.name,
+                                                            arguments)
         else:
             problems = self.pack.validation_errors(tc.name, self.pack.prepared_arguments(tc.name, arguments))
             if problems:
@@ -233,7 +235,7 @@ class Episode:
         record = ToolCallRecord(index=len(self.trajectory.tool_calls), agent=agent, name=tc.name, kind=kind,
                                 arguments=arguments, raw_arguments=clip(tc.raw_arguments), result=result,
                                 status=status, refused=refused, request_index=request_index,
-                                started_ms=started, duration_ms=round(self._ms() - started, 3))
+                                started_ms=started, duration_ms=round(self._ms() - started, 3), touched=touched)
         self.trajectory.tool_calls.append(record)
         if status == "ok" and not refused:
             if kind == "handoff":

@@ -199,12 +199,19 @@ class OracleModel(ScriptedModel):
 
 
 class ScriptedCaller:
-    """The oracle's stand-in caller: says one fixed line and hangs up once the model is done."""
+    """The oracle's stand-in caller: says one fixed line and hangs up once the model is done.
 
-    def __init__(self, model: ScriptedModel):
+    `says`: what this caller says first, for replays that need the agent to have heard something
+    (a date the caller misspoke and then corrected: `callm prove`'s `caller_says`)."""
+
+    def __init__(self, model: ScriptedModel, says: list[str] | None = None):
         self.model = model
+        self.says = list(says or [])
 
     async def respond(self, agent_said: str) -> CallerTurn:
         if self.model.finished:
             return CallerTurn("", hang_up=True)
+        if self.says:
+            line, self.says = " ".join(self.says), []
+            return CallerTurn(line)
         return CallerTurn(ORACLE_CALLER_LINE)

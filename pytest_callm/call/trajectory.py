@@ -57,6 +57,9 @@ class ToolCallRecord:
     request_index: int
     started_ms: float
     duration_ms: float
+    # What the tool server saw the call read and write ({"read", "wrote", "unlogged"}); None for
+    # engine-handled tools and for runs saved before it was kept.
+    touched: dict[str, list[str]] | None = None
 
 
 @dataclass

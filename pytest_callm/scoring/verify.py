@@ -16,12 +16,15 @@ value it holds and which tables and columns count comes from the pack, never fro
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_callm.normalize import ValueKinds
-from pytest_callm.task.pack import Pack
+from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
+from pytest_callm.scoring.heard import Heard, heard_from_caller
+from pytest_callm.task.pack import ComparedTable, Pack
 from pytest_callm.task.task_file import ExpectedCall, Task
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
 
@@ -220,9 +223,12 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
     problems: list[str] = []
     tables: dict[str, Any] = {}
     expected_state = task.exp_db_state or {}
+    heard: Heard | None = None
     for name, table in pack.compared_tables.items():
+        act_full = traj.final_state.get(name, [])
+        problems.extend(_free_text_problems(task, name, table, act_full))
         exp_rows = [visible_row(r, table.exclude_columns) for r in expected_state.get(name, [])]
-        act_rows = [visible_row(r, table.exclude_columns) for r in traj.final_state.get(name, [])]
+        act_rows = [visible_row(r, table.exclude_columns) for r in act_full]
         if exp_rows == act_rows:  # the common case: same rows, same order, no normalizing needed
             continue
         def row_key(row: dict[str, Any]) -> tuple:
@@ -236,7 +242,13 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         if not missing_keys and not extra_keys:
             continue
         missing = _take(exp_rows, missing_keys, row_key)
-        extra = _take(act_rows, extra_keys, row_key)
+        extra_full = _take(act_full, extra_keys, lambda r: row_key(visible_row(r, table.exclude_columns)))
+        forgiven = []
+        if table.forgive_if_heard:
+            heard = heard or heard_from_caller(traj.transcript)
+            known = {_subject(r) for r in expected_state.get(name, [])}
+            forgiven = [r for r in extra_full if _forgiven(r, table, heard, known)]
+        extra = [visible_row(r, table.exclude_columns) for r in extra_full if not any(r is f for f in forgiven)]
         changed = []
         if table.key:
             by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key in r}
@@ -249,16 +261,63 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
                 cols = {c: [row.get(c), other.get(c)] for c in sorted(set(row) | set(other))
                         if cell(c, row.get(c)) != cell(c, other.get(c))}
                 changed.append({"key": {table.key: row[table.key]}, "columns": cols})
+        if not (missing or extra or changed):
+            continue
         tables[name] = {"missing": missing, "extra": extra, "changed": changed}
         for row in missing:
             problems.append(f"{name}: missing row {row}")
         for row in extra:
-            problems.append(f"{name}: extra row {row}")
+            why = _unheard(row, extra_full, table, heard)
+            problems.append(f"{name}: extra row {row}{why}")
         for ch in changed:
             cols = "; ".join(f"{c}: expected {e!r}, got {a!r}" for c, (e, a) in ch["columns"].items())
             (k, v), = ch["key"].items()
             problems.append(f"{name}: row {k}={v!r} differs: {cols}")
     return GateResult("database", not problems, problems, {"tables": tables})
+
+
+def _tried(row: dict[str, Any]) -> list[tuple[str, Any]]:
+    try:
+        pairs = json.loads(row.get("tried") or "[]")
+        return [(str(k), v) for k, v in pairs]
+    except (ValueError, TypeError):
+        return []
+
+
+def _subject(row: dict[str, Any]) -> Any:
+    """Whose record a try touched: `account` (identity checks) or `record` (looks at a record)."""
+    return row.get("account", row.get("record"))
+
+
+def _forgiven(row: dict[str, Any], table: ComparedTable, heard: Heard, known: set[Any]) -> bool:
+    """An extra try the verifier forgives: of a forgiven outcome, on no record or on one the right
+    answer touches too (the caller's own), and every value it tried was heard from the caller (a
+    retry of what the line misheard, not a guess, and not a try on someone else's record)."""
+    pairs = _tried(row)
+    return (row.get("outcome") in table.forgive_if_heard and (_subject(row) is None or _subject(row) in known)
+            and bool(pairs) and all(heard.has(k, v) for k, v in pairs))
+
+
+def _unheard(row: dict[str, Any], full_rows: list[dict[str, Any]], table: ComparedTable, heard: Heard | None) -> str:
+    """For an extra try, which of its values the caller never said (why it is not forgiven)."""
+    if heard is None or row.get("outcome") not in table.forgive_if_heard:
+        return ""
+    full = next((r for r in full_rows if visible_row(r, table.exclude_columns) == row), None)
+    if full is None:
+        return ""
+    unsaid = [f"{v!r}" for k, v in _tried(full) if not heard.has(k, v)]
+    return f" (tried {', '.join(unsaid)}, which the caller never said)" if unsaid else ""
+
+
+def _free_text_problems(task: Task, name: str, table: ComparedTable, rows: list[dict[str, Any]]) -> list[str]:
+    out = []
+    caller = {"name": task.customer_name}
+    for column, rule in table.free_text.items():
+        for row in rows:
+            for what, hit in forbidden_in(row.get(column), rule["forbid"], caller):
+                out.append(f"{name}.{column} holds {DESCRIBED[what]} ({hit!r}), which house rule "
+                           f"{rule['rule']} keeps out of it")
+    return out
 
 
 def _take(rows: list[dict[str, Any]], wanted: Counter, row_key) -> list[dict[str, Any]]:

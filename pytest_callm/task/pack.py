@@ -74,6 +74,21 @@ class ComparedTable:
     exclude_columns: frozenset[str]
     key: str | None  # column used to pair rows when reporting a changed row
     kinds: dict[str, str] = field(default_factory=dict)  # column -> kind of value
+    # Outcomes of extra rows forgiven when every value they tried was heard from the caller (a retry
+    # after the phone line misheard a digit); rows of any other outcome are compared as they are.
+    forgive_if_heard: frozenset[str] = frozenset()
+    # column -> {"forbid": [what may not be written there], "rule": house rule id}: free text read for
+    # what a rule forbids in it (scoring/free_text.py).
+    free_text: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class People:
+    """Where a pack keeps people's records (`pack.json` "people")."""
+
+    tables: frozenset[str]  # a look at a row of these must leave an access row (front_desk.record_access)
+    access_table: str = "record_access"
+    identity_tools: tuple[str, ...] = ()  # tools that check who the caller is (the guessed-identity exploit)
 
 
 @dataclass
@@ -96,6 +111,7 @@ class Pack:
     # Tools every task must require or forbid, never leave optional (healthcare's text messages).
     required_or_forbidden: frozenset[str] = frozenset()
     validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
+    people: People | None = None
 
     def owner_agents(self, tool: str) -> list[str]:
         return [a.name for a in self.agents.values() if tool in a.tools]
@@ -361,6 +377,7 @@ def load_pack(pack_dir: Path) -> Pack:
     columns = _table_columns(schema_sql, seed_sql, problems)
 
     compared: dict[str, ComparedTable] = {}
+    rowid_columns = _rowid_columns(schema_sql) if columns is not None else {}
     for table, spec in meta["compared_tables"].items():
         if columns is not None and table not in columns:
             problems.append(f"pack.json: compared table {table!r} does not exist in db/schema.sql")
@@ -375,8 +392,29 @@ def load_pack(pack_dir: Path) -> Pack:
             if not values.known(value_kind):
                 problems.append(f"pack.json: {table}.{col} has kind {value_kind!r}, neither a kind of value "
                                 f"({', '.join(KINDS)}) nor an alias table of pack.json")
-        compared[table] = ComparedTable(table, excluded, key, column_kinds)
+        if columns is not None and spec.get("forgive_if_heard") and not {"outcome", "tried"} <= set(columns[table]):
+            problems.append(f"pack.json: {table} declares forgive_if_heard but has no `outcome` and `tried` columns")
+        for col in spec.get("free_text", {}):
+            if columns is not None and col not in columns[table]:
+                problems.append(f"pack.json: {table}.{col} (free_text) is not a column of {table}")
+        # A generated row id carries no meaning: two writes in the other order are the same state.
+        excluded |= rowid_columns.get(table, frozenset())
+        compared[table] = ComparedTable(table, excluded, key, column_kinds,
+                                        frozenset(spec.get("forgive_if_heard", [])), dict(spec.get("free_text", {})))
 
+    people = None
+    if "people" in meta:
+        raw = meta["people"]
+        people = People(frozenset(raw["tables"]), raw.get("access_table", "record_access"),
+                        tuple(raw.get("identity_tools", [])))
+        for t in sorted(people.tables | {people.access_table}):
+            if columns is not None and t not in columns:
+                problems.append(f"pack.json: people names table {t!r}, which db/schema.sql does not create")
+        if people.access_table not in compared:
+            problems.append(f"pack.json: people.access_table {people.access_table!r} must be a compared table")
+        for t in people.identity_tools:
+            if t not in tools:
+                problems.append(f"pack.json: people.identity_tools names {t!r}, which tools.json does not declare")
     required_or_forbidden = frozenset(meta.get("required_or_forbidden") or [])
     for t in sorted(required_or_forbidden - set(tools)):
         problems.append(f"pack.json: required_or_forbidden names {t!r}, which tools.json does not declare")
@@ -401,8 +439,24 @@ def load_pack(pack_dir: Path) -> Pack:
         greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
         compared_tables=compared, values=values, now=now, schema_sql=schema_sql,
         seed_sql=seed_sql, registry=registry, suite=meta.get("suite"),
-        required_or_forbidden=required_or_forbidden, validators=validators,
+        required_or_forbidden=required_or_forbidden, validators=validators, people=people,
     )
+
+
+def _rowid_columns(schema_sql: str) -> dict[str, frozenset[str]]:
+    """Per table, its `INTEGER PRIMARY KEY` column (SQLite's generated row id), if it has one."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema_sql)
+        out = {}
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            info = list(db.execute(f'PRAGMA table_info("{table}")'))
+            pk = [r for r in info if r[5]]
+            if len(pk) == 1 and pk[0][2].upper() == "INTEGER":
+                out[table] = frozenset({pk[0][1]})
+        return out
+    finally:
+        db.close()
 
 
 def _read_text(path: Path, problems: list[str]) -> str:

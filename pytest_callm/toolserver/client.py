@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pytest_callm.toolserver.calldb import CALL_ID_HEADER
+from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER
 
 if TYPE_CHECKING:
     import aiohttp
@@ -52,7 +52,20 @@ class ToolClient:
         return self._http
 
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
-        return await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments))
+        return (await self.call_audited(pack, call_id, tool, arguments))[0]
+
+    async def call_audited(self, pack: str, call_id: str, tool: str,
+                           arguments: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The result envelope, and what the call read and wrote (the server's audit header; None
+        from a server that sends none)."""
+        payload, headers = await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments),
+                                            with_headers=True)
+        raw = headers.get(AUDIT_HEADER)
+        try:
+            audit = json.loads(raw) if raw else None
+        except ValueError:
+            audit = None
+        return payload, audit
 
     async def start_call(self, pack: str, call_id: str) -> None:
         await self._send("POST", f"/packs/{pack}/call", call_id)
@@ -71,7 +84,8 @@ class ToolClient:
         except self._errors as e:
             raise ToolServerError(f"tool server at {self.base_url} is not healthy: {e!r}") from e
 
-    async def _send(self, method: str, path: str, call_id: str, body: str | None = None) -> Any:
+    async def _send(self, method: str, path: str, call_id: str, body: str | None = None,
+                    with_headers: bool = False) -> Any:
         headers = {CALL_ID_HEADER: call_id}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -79,6 +93,7 @@ class ToolClient:
             async with self._session().request(method, path, data=body, headers=headers) as response:
                 text = await response.text()
                 status = response.status
+                response_headers = response.headers
         except self._errors as e:
             raise ToolServerError(f"{method} {self.base_url}{path} failed: {e!r}") from e
         try:
@@ -88,7 +103,7 @@ class ToolClient:
         if status >= 400:  # the model's own mistakes are 200 envelopes; anything else is infrastructure
             detail = payload.get("caller_safe_message") if isinstance(payload, dict) else payload
             raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}")
-        return payload
+        return (payload, response_headers) if with_headers else payload
 
     async def aclose(self) -> None:
         if self._http is not None:

@@ -31,6 +31,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import sys
 import tempfile
 import threading
@@ -44,11 +45,12 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from pytest_callm.toolserver.calldb import CALL_ID_HEADER, MAX_LIVE_CALLS, CallStore, TooManyCalls, valid_call_id
+from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, CallStore, TooManyCalls, valid_call_id
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
-from pytest_callm.toolkit import Session, ToolContext, ToolError, envelope
+from pytest_callm.front_desk import TOKENS_TABLE
+from pytest_callm.toolkit import SESSION_TABLE, Session, ToolContext, ToolError, envelope
 
 SORRY = "Sorry, something went wrong on my side with that request."
 DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the system temp folder
@@ -133,8 +135,35 @@ class BodyLimit:
             await _too_large(f"over {received:,}")(scope, receive, send)
 
 
-def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any) -> dict[str, Any]:
-    """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs."""
+# Tables the engine keeps for itself in every call database: gating state, not business records.
+ENGINE_TABLES = frozenset({SESSION_TABLE, TOKENS_TABLE})
+_READ, _WRITES = sqlite3.SQLITE_READ, {sqlite3.SQLITE_INSERT: "wrote", sqlite3.SQLITE_UPDATE: "wrote",
+                                       sqlite3.SQLITE_DELETE: "wrote"}
+
+
+class _Watch:
+    """The tables one tool call reads and writes, seen by SQLite itself (an authorizer), so a pack
+    cannot forget to declare one: `callm prove` checks every write lands in a compared table and
+    every look at a people table is kept (DESIGN §7a, the invariants)."""
+
+    def __init__(self) -> None:
+        self.read: set[str] = set()
+        self.wrote: set[str] = set()
+
+    def __call__(self, action, arg1, arg2, db_name, trigger):
+        if action == _READ and arg1 and not arg1.startswith("sqlite_"):
+            self.read.add(arg1)
+        elif action in _WRITES and arg1 and not arg1.startswith("sqlite_"):
+            self.wrote.add(arg1)
+        return sqlite3.SQLITE_OK
+
+
+def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any,
+             audit: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs.
+
+    `audit`, when given, receives what the call touched: tables read, tables written (only when the
+    writes were kept) and people tables read with no access kept (a broken pack invariant)."""
     arguments = pack.prepared_arguments(name, arguments)  # a date-time where a date is asked: its day
     problems = pack.validation_errors(name, arguments)
     if problems:
@@ -143,22 +172,35 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
     db = store.connection(call_id)
     db.execute("BEGIN IMMEDIATE")
     ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values)
+    watch = _Watch()
+    db.set_authorizer(watch)  # expires cached statements, so each is seen again for this call
+    kept = False
     try:
-        data = fn(ctx, **arguments)
-    except ToolError as e:
-        db.execute("COMMIT" if e.keep_writes else "ROLLBACK")
-        return envelope(False, e.data, e.error_code, e.caller_safe_message)
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    result = envelope(True, data)
-    try:
-        json.dumps(result)  # a result that cannot be sent is a crash: nothing of it may stay written
-    except (TypeError, ValueError):
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-    return result
+        try:
+            data = fn(ctx, **arguments)
+        except ToolError as e:
+            kept = e.keep_writes
+            db.execute("COMMIT" if e.keep_writes else "ROLLBACK")
+            return envelope(False, e.data, e.error_code, e.caller_safe_message)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        result = envelope(True, data)
+        try:
+            json.dumps(result)  # a result that cannot be sent is a crash: nothing of it may stay written
+        except (TypeError, ValueError):
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        kept = True
+        return result
+    finally:
+        db.set_authorizer(None)
+        if audit is not None:
+            people = pack.people.tables if pack.people else frozenset()
+            audit["read"] = sorted(watch.read - ENGINE_TABLES)
+            audit["wrote"] = sorted(watch.wrote - ENGINE_TABLES) if kept else []
+            audit["unlogged"] = [] if ctx.access_logged else sorted(watch.read & people)
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
@@ -198,7 +240,10 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         if problem is not None:
             return _reply(200, envelope(False, {"problems": [problem]}, "invalid_arguments", SORRY))
         try:
-            return _reply(200, run_tool(store.pack, store, call_id, tool, arguments))
+            audit: dict[str, Any] = {}
+            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit))
+            reply.headers[AUDIT_HEADER] = json.dumps(audit, separators=(",", ":"))
+            return reply
         except TooManyCalls as e:
             return too_many(e)
         except Exception as e:

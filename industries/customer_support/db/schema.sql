@@ -127,6 +127,7 @@ CREATE TABLE verifications (             -- every identity check (pytest_callm.f
     claimed_name TEXT,                   -- the name the caller gave (none here: ZIP and card only)
     method TEXT NOT NULL,                -- zip_and_card
     outcome TEXT NOT NULL,               -- verified, locked, refused (a plain failed try is counted on the customer)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared)
     created_at TEXT
 );
 
@@ -231,4 +232,13 @@ CREATE TABLE scam_reports (              -- recorded without identity: no custom
     amount_lost_cents INTEGER NOT NULL,
     description TEXT,                    -- free text, not compared
     created_at TEXT NOT NULL
+);
+
+CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    record TEXT,                         -- whose record was looked at; NULL when the details matched none
+    on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
+    outcome TEXT NOT NULL,               -- found, not_found
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details used (not compared)
+    created_at TEXT
 );

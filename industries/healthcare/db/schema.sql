@@ -143,6 +143,7 @@ CREATE TABLE verifications (            -- compared: every identity check (pytes
     claimed_name TEXT,                   -- the name the caller gave, as given (compared as a person)
     method TEXT NOT NULL,                -- date_of_birth, or date_of_birth_and_guardian for a minor
     outcome TEXT NOT NULL,               -- verified, failed, locked (record locked), refused (call's tries used)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared)
     created_at TEXT
 );
 
@@ -203,4 +204,13 @@ CREATE TABLE escalations (
     reason TEXT NOT NULL,
     summary TEXT NOT NULL,
     created_at TEXT NOT NULL
+);
+
+CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    record TEXT,                         -- whose record was looked at; NULL when the details matched none
+    on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
+    outcome TEXT NOT NULL,               -- found, not_found
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details used (not compared)
+    created_at TEXT
 );

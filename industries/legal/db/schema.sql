@@ -149,6 +149,7 @@ CREATE TABLE verifications (             -- every identification and verificatio
     claimed_name TEXT,                   -- the name the caller gave, as given (compared by its kind)
     method TEXT NOT NULL,                -- name_and_phone (lookup_caller), matter_number (verify_client)
     outcome TEXT NOT NULL,               -- identified, new_caller (lookups); verified, locked, refused (verify_client)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared)
     created_at TEXT
 );
 
@@ -158,4 +159,13 @@ CREATE TABLE screening_log (             -- facts of a matter taken before a cle
     fact TEXT NOT NULL,                  -- practice_area, state, incident_date, intake (the whole matter)
     conflict_check TEXT NOT NULL,        -- pending (no check yet), conflict (found in this call)
     created_at TEXT NOT NULL
+);
+
+CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
+    id INTEGER PRIMARY KEY,
+    record TEXT,                         -- whose record was looked at; NULL when the details matched none
+    on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
+    outcome TEXT NOT NULL,               -- found, not_found
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details used (not compared)
+    created_at TEXT
 );
