@@ -122,16 +122,18 @@ def words(text: str) -> list[str]:
 
 def _drop_titles(ws: list[str]) -> list[str]:
     # Only leading titles, and never the last word: "Ms" alone is Mississippi, not a title.
-    while len(ws) > 1 and ws[0] in HONORIFICS:
-        ws = ws[1:]
-    return ws
+    start = 0  # an index, not repeated slicing: a string of a million titles is read once
+    while len(ws) - start > 1 and ws[start] in HONORIFICS:
+        start += 1
+    return ws[start:]
 
 
 def _drop_post_nominals(ws: list[str]) -> list[str]:
     # Only behind two words or more: "Evelyn Sato MD" is Evelyn Sato, but in "John Do" "Do" is the name.
-    while len(ws) > 2 and ws[-1] in POST_NOMINALS:
-        ws = ws[:-1]
-    return ws
+    end = len(ws)
+    while end > 2 and ws[end - 1] in POST_NOMINALS:
+        end -= 1
+    return ws[:end]
 
 
 GENERATIONAL = frozenset({"jr", "sr", "ii", "iii", "iv"})
@@ -147,7 +149,8 @@ def _last_first(text: str, keep_if: frozenset[str] = frozenset()) -> str:
     tail = []
     while len(parts) > 1 and words(parts[-1]) and all(w in POST_NOMINALS or w in GENERATIONAL
                                                       for w in words(parts[-1])):
-        tail.insert(0, parts.pop())
+        tail.append(parts.pop())
+    tail.reverse()
     if len(parts) == 2 and all(words(p) for p in parts) and not any(w in keep_if for p in parts for w in words(p)):
         parts = [parts[1], parts[0]]
     return " ".join([*parts, *tail])
@@ -166,13 +169,14 @@ def organization(text: str) -> str:
         ws = ws[1:]
     # Expanded first, so "Co." in the middle is "company" and at the end is dropped as a suffix.
     ws = [ORGANIZATION_ABBREVIATIONS.get(w, w) for w in ws]
+    end = len(ws)
     while True:
-        if len(ws) > 1 and ws[-1] in CORPORATE_SUFFIXES:
-            ws = ws[:-1]
-        elif len(ws) > 2 and ws[-1] in POST_NOMINALS:  # "Cole Law Group, Esq." as for `person`
-            ws = ws[:-1]
+        if end > 1 and ws[end - 1] in CORPORATE_SUFFIXES:
+            end -= 1
+        elif end > 2 and ws[end - 1] in POST_NOMINALS:  # "Cole Law Group, Esq." as for `person`
+            end -= 1
         else:
-            return " ".join(ws)
+            return " ".join(ws[:end])
 
 
 def party(text: str) -> str:
@@ -264,7 +268,8 @@ def contact(text: str) -> str:
             local, _, host = folded.rpartition("@")
             return f"{local}@{host.strip('.')}"
         raw = folded
-    host = _SCHEME.sub("", raw, count=1)
+    scheme = _SCHEME.match(raw)  # anchored: a search would retry the letters at every offset (quadratic)
+    host = raw[scheme.end():] if scheme else raw
     host = re.split(r"[/?#]", host, maxsplit=1)[0].rpartition("@")[2]  # no path, query, user
     host = re.sub(r":\d*$", "", host)  # no port
     return registrable_domain(host)

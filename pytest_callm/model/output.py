@@ -21,6 +21,15 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # paired ones are single charac
 NOT_UNICODE = "text that is not valid Unicode (a lone surrogate)"
 NOT_JSON = "arguments are not valid JSON"
 NOT_UTF8 = "arguments are not UTF-8"
+NOT_FINITE = "NaN and Infinity are not JSON numbers"
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotFinite(name)
 
 
 def clean_text(text: str) -> str:
@@ -68,9 +77,13 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
     if _LONE_SURROGATE.search(raw):
         return None, NOT_UNICODE
     try:
-        value = json.loads(raw or "{}")
+        # Python's json reads NaN, Infinity and -Infinity, which JSON has not: a tool doing sums
+        # with one would crash, so they are the model's bad arguments here.
+        value = json.loads(raw or "{}", parse_constant=_refuse_constant)
     except RecursionError:  # the C scanner gives up on deep nesting before we can measure it
         return None, f"nested deeper than {MAX_DEPTH} levels"
+    except _NotFinite:
+        return None, NOT_FINITE
     except ValueError:
         return None, NOT_JSON
     if not isinstance(value, dict):

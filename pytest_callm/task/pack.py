@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import importlib.util
 import json
 import re
@@ -25,11 +26,21 @@ from typing import Any
 
 import jsonschema
 
+from decimal import Decimal, InvalidOperation
+
 from pytest_callm.normalize import KINDS, ValueKinds
 from pytest_callm.normalize import date as date_kind
+from pytest_callm.normalize import money as money_kind
 from pytest_callm.toolkit import ToolRegistry
 
 BLUEPRINT = "agent_blueprint.json"
+# The limits every tool argument meets before a tool runs, where its schema sets none of its own
+# (DESIGN §3: a bad argument is an `invalid_arguments` envelope the model reads, never a crash).
+# Far above anything a phone call needs; a value past them is a model gone astray, refused to it.
+MAX_STRING_CHARS = 4_000  # the longest free text of any locked answer key is 118 characters
+MAX_ITEMS = 100  # items of an array argument
+MAX_MAGNITUDE = 10**15  # any number, and any amount of a `money` parameter: in cents still far below SQLite's 2**63
+MAX_MESSAGE_CHARS = 300  # a schema message quotes the value: a 100,000-character one is not sent back whole
 HANDOFF_PREFIX = "transfer_to_"
 END_CALL = "end_call"
 
@@ -130,38 +141,104 @@ class Pack:
         return [self.tools[t].schema for t in self.agents[agent].tools]
 
     def prepared_arguments(self, tool: str, arguments: Any) -> Any:
-        """`arguments` as the tool gets them: an ISO date-time where the schema asks a date is that date.
+        """`arguments` as the tool gets them: an ISO date-time where the schema asks a date is that
+        date, and a whole number written as a float (30.0) where it asks an integer is that integer.
 
         The verifier's `date` kind reads a date-time by its day; so does the tool server, through the
-        same function, so that such a value is accepted by both or refused by both.
+        same function, so that such a value is accepted by both or refused by both. A float with a
+        fraction stays a float, and the schema refuses it.
         """
         if not isinstance(arguments, dict) or tool not in self.tools:
             return arguments
         props = self.tools[tool].parameters.get("properties", {})
 
-        def day(value: Any, schema: Any) -> Any:
+        def prepared(value: Any, schema: Any) -> Any:
             if not isinstance(schema, dict):
                 return value
             if isinstance(value, list) and isinstance(schema.get("items"), dict):
-                return [day(v, schema["items"]) for v in value]
+                return [prepared(v, schema["items"]) for v in value]
             if schema.get("format") == "date" and isinstance(value, str):
                 normal = date_kind(value)  # an ISO date only for a date or date-time; other text stays
                 return normal if re.fullmatch(r"\d{4}-\d{2}-\d{2}", normal) else value
+            if (schema.get("type") == "integer" and isinstance(value, float) and math.isfinite(value)
+                    and value.is_integer() and abs(value) <= MAX_MAGNITUDE):
+                return int(value)
             return value
 
-        return {k: day(v, props.get(k)) for k, v in arguments.items()}
+        return {k: prepared(v, props.get(k)) for k, v in arguments.items()}
 
     def validation_errors(self, tool: str, arguments: Any) -> list[str]:
-        """Schema problems of `arguments` for `tool`, each as `path: message`."""
+        """Problems of `arguments` for `tool`, each as `path: message`: the engine's limits where the
+        schema sets none (`MAX_STRING_CHARS`, `MAX_ITEMS`, `MAX_MAGNITUDE`, finite numbers, amounts of
+        a `money` parameter), then the schema's own."""
         if not isinstance(arguments, dict):
             return [f"(arguments): expected a JSON object, got {type(arguments).__name__}"]
         validator = self.validators[tool]
-        known = self.tools[tool].parameters.get("properties", {})
-        out = [f"{k}: unexpected argument" for k in arguments if k not in known]
+        spec = self.tools[tool]
+        known = spec.parameters.get("properties", {})
+        out = [f"{_clipped(k)}: unexpected argument" for k in arguments if k not in known]
+        for k, v in arguments.items():
+            if k in known:
+                out.extend(_limit_problems(v, known[k], k, spec.kinds.get(k)))
+        if out:  # past a limit: the schema's messages would quote the value at length
+            return out
         for err in sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path)):
             where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
-            out.append(f"{where}: {err.message}")
+            out.append(f"{_clipped(where)}: {_clipped(err.message)}")
         return out
+
+
+def _clipped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit:,} more characters)"
+
+
+def _limit_problems(value: Any, schema: Any, where: str, kind: str | None) -> list[str]:
+    """The engine's limits on one argument (and its items), walked without recursion."""
+    out = []
+    stack = [(value, schema if isinstance(schema, dict) else {}, where)]
+    while stack:
+        item, sch, at = stack.pop()
+        if isinstance(item, bool) or item is None:
+            continue
+        if isinstance(item, (int, float)):
+            if isinstance(item, float) and not math.isfinite(item):
+                out.append(f"{at}: {item} is not a number")
+            elif "maximum" not in sch and "minimum" not in sch and abs(item) > MAX_MAGNITUDE:
+                out.append(f"{at}: {_clipped(str(item), 40)} is out of range (at most {MAX_MAGNITUDE:.0e} either way)")
+            elif kind == "money":
+                out.extend(_amount_problem(item, at))
+        elif isinstance(item, str):
+            limit = sch.get("maxLength", MAX_STRING_CHARS)
+            if len(item) > limit:
+                out.append(f"{at}: {len(item):,} characters, longer than {limit:,}")
+            elif kind == "money":
+                out.extend(_amount_problem(item, at))
+        elif isinstance(item, list):
+            limit = sch.get("maxItems", MAX_ITEMS)
+            if len(item) > limit:
+                out.append(f"{at}: {len(item):,} items, more than {limit:,}")
+                continue
+            items = sch.get("items") if isinstance(sch.get("items"), dict) else {}
+            stack.extend((v, items, f"{at}/{i}") for i, v in enumerate(item))
+        elif isinstance(item, dict):
+            props = sch.get("properties") if isinstance(sch.get("properties"), dict) else {}
+            if len(item) > MAX_ITEMS:
+                out.append(f"{at}: {len(item):,} keys, more than {MAX_ITEMS:,}")
+                continue
+            stack.extend((v, props.get(k, {}), f"{at}/{_clipped(str(k), 40)}") for k, v in item.items())
+    return out
+
+
+def _amount_problem(value: Any, where: str) -> list[str]:
+    """An amount of money that reads as a number must be a finite one in range ("NaN", "1e400" are
+    not amounts a tool can add up); words the tool refuses itself, with its own message."""
+    try:
+        amount = Decimal(money_kind(value))
+    except (InvalidOperation, ValueError):
+        return []
+    if not amount.is_finite() or abs(amount) > MAX_MAGNITUDE:
+        return [f"{where}: {_clipped(str(value), 40)} is not an amount of money"]
+    return []
 
 
 # --- prompt placeholders -----------------------------------------------------------------------
