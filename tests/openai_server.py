@@ -23,6 +23,8 @@ A step is a dict:
     hang_s          wait this long before anything after the role chunk (timeouts)
     keepalive_s     send only SSE comments (`: keep-alive`), every 50 ms, this long after the role chunk
     endless         after the role chunk, send text pieces every 10 ms and never finish
+    invalid_utf8    "text": bytes that are not UTF-8 inside a text piece's JSON string (a reply that still
+                    parses); "frame": such bytes where the chunk's JSON should be (a broken stream)
 
 Server-wide settings: `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
 token), `models` (404 for others), `require_user_first` (400 when the conversation does not open
@@ -56,7 +58,7 @@ from typing import Any
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 DEFAULT_MODEL = "scripted"
 DEFAULT_TEXT = "How can I help you today?"
@@ -214,7 +216,13 @@ def create_app(state: Behaviour) -> FastAPI:
             return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
         if not body.get("stream") or state.no_stream:  # a client that does not stream (verifiers' does not) gets one JSON body
-            return JSONResponse(await _whole(state, step, body, record))
+            whole = await _whole(state, step, body, record)
+            if step.get("invalid_utf8"):
+                raw = json.dumps(whole).encode()
+                raw = (raw.replace(b'"content": "', b'"content": "\x80\xff', 1) if step["invalid_utf8"] == "text"
+                       else b"\xff\xfe" + raw[1:])
+                return Response(raw, media_type="application/json")
+            return JSONResponse(whole)
         return StreamingResponse(_stream(state, step, body, record), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
@@ -259,8 +267,13 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
         yield chunk({"reasoning_content": piece})
     if step.get("reasoning_ms"):
         await asyncio.sleep(step["reasoning_ms"] / 1000)
+    if step.get("invalid_utf8") == "frame":
+        yield b"data: \xff\xfe{\x80\n\n"
     for piece in _pieces(step.get("text", ""), size):
-        yield chunk({"content": piece})
+        if step.get("invalid_utf8") == "text" and sent == 0:
+            yield chunk({"content": piece + "<RAW>"}).encode().replace(b"<RAW>", b"\x80\xff")  # raw, in the string
+        else:
+            yield chunk({"content": piece})
         sent += 1
         if step.get("piece_ms"):
             await asyncio.sleep(step["piece_ms"] / 1000)

@@ -356,3 +356,24 @@ def test_deepseeks_cache_hits_count_as_cached_input():
     usage = usage_from({"prompt_tokens": 1000, "prompt_cache_hit_tokens": 700, "prompt_cache_miss_tokens": 300,
                         "completion_tokens": 40})
     assert usage == Usage(input_tokens=300, cached_input_tokens=700, output_tokens=40, reasoning_tokens=0)
+
+
+# --- bytes that are not UTF-8 (issue 28) ----------------------------------------------------------
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_bytes_that_are_not_utf8_inside_a_reply_are_the_models_reply_as_sent(openai_server, stream):
+    """A reply that parses once the bytes are read as U+FFFD is the model's own output: kept and
+    scored, with a note saying what was replaced. It used to raise UnicodeDecodeError (unscored)."""
+    reply = ask(openai_server, {"text": "Found it.", "invalid_utf8": "text"}, mode=Mode(stream=stream))
+    assert "\ufffd" in reply.text and reply.text.replace("\ufffd", "") == "Found it."
+    assert len(openai_server.requests) == 1  # not sent again: it is a reply
+    assert any("not UTF-8" in n and "the model's" in n for n in reply.notes), reply.notes
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_bytes_that_are_not_utf8_where_the_json_should_be_are_a_broken_stream_retried(openai_server, stream):
+    reply = ask(openai_server, {"text": "I found it", "invalid_utf8": "frame"}, {"text": "Found it."},
+                mode=Mode(stream=stream))
+    assert reply.text == "Found it."
+    assert len(openai_server.requests) == 2
+    assert "StreamDropped" in reply.notes[0] and "not UTF-8" in reply.notes[0], reply.notes

@@ -36,6 +36,7 @@ from typing import Any
 import httpx2
 import openai
 from openai._base_client import make_request_options  # what `create` passes along: auth, extra body
+from openai._streaming import SSEDecoder
 
 from pytest_callm.model import microthinking, quirks
 from pytest_callm.model import redact
@@ -131,6 +132,42 @@ def _reasoning_piece(delta: dict[str, Any]) -> str | None:
     return None
 
 
+NOT_UTF8_NOTE = ("the server sent {n} line(s) holding bytes that are not UTF-8; they parsed as a reply once "
+                 "read as U+FFFD, so the reply is the model's, as sent")
+NOT_UTF8_BROKEN = "after bytes that are not UTF-8 (read as U+FFFD) "
+
+
+class _LenientSSEDecoder(SSEDecoder):
+    """The SDK's decoder, less its `UnicodeDecodeError` (which escaped the retry loop and lost the
+    attempt, unscored): a line with bytes that are not UTF-8 is read with U+FFFD in their place and
+    counted. Whether what is left is a reply (the model's garbage, scored) or not JSON at all (a broken
+    stream, retried as infrastructure) is then decided by the chunk's parse, and said in the notes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.not_utf8 = 0
+
+    def _decode_lines(self, lines):
+        for raw_line in lines:
+            try:
+                line = raw_line.decode("utf-8")
+            except UnicodeDecodeError:
+                self.not_utf8 += 1
+                line = raw_line.decode("utf-8", "replace")
+            sse = self.decode(line)
+            if sse:
+                yield sse
+
+
+class _AsyncOpenAI(openai.AsyncOpenAI):
+    def _make_sse_decoder(self) -> SSEDecoder:
+        return _LenientSSEDecoder()
+
+
+def _not_utf8(stream: Any) -> int:
+    return getattr(getattr(stream, "_decoder", None), "not_utf8", 0)
+
+
 async def _json_chunks(stream: openai.AsyncStream[Any]):
     """The stream's chunks; one that is not JSON (a proxy cut it, a server broke it) drops the stream,
     which is retried like any dropped stream instead of escaping as an unexpected error."""
@@ -141,7 +178,8 @@ async def _json_chunks(stream: openai.AsyncStream[Any]):
         except StopAsyncIteration:
             return
         except json.JSONDecodeError as e:
-            raise StreamDropped(f"the stream sent a chunk that is not JSON ({e.msg} at {e.pos})") from None
+            why = NOT_UTF8_BROKEN if _not_utf8(stream) else ""
+            raise StreamDropped(f"the stream sent a chunk that is not JSON {why}({e.msg} at {e.pos})") from None
         if not isinstance(chunk, dict):
             raise StreamDropped(f"the stream sent a chunk that is not a JSON object: {str(chunk)[:80]}")
         yield chunk
@@ -179,7 +217,7 @@ class OpenAIChatModel:
                                    max_keepalive_connections=self.connections)
             http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s, limits=limits,
                                                   event_hooks={"request": [_mark_sent]})
-            self._client = openai.AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,
+            self._client = _AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,
                                               max_retries=0, timeout=self.retry.timeout_s, http_client=http)
         return self._client
 
@@ -360,6 +398,7 @@ class OpenAIChatModel:
             await stream.close()
         if not finished:
             raise StreamDropped("the stream ended before the model finished its reply")
+        garbled = _not_utf8(stream)
         tool_calls = [ToolCall(c["id"] or f"call_{i}", c["name"], "".join(c["arguments"]))
                       for i, c in sorted(calls.items())]
         thought, notes = None, []
@@ -369,6 +408,8 @@ class OpenAIChatModel:
                 ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
                 text.append(tail)
             thought, notes = splitter.thought, _thought_notes(splitter)
+        if garbled:
+            notes = [*notes, NOT_UTF8_NOTE.format(n=garbled)]
         return _Streamed("".join(text), tool_calls, _joined("".join(reasoning), thought), ttft_ms, usage, notes)
 
     async def _read_whole(self, body: dict[str, Any]) -> _Streamed:
@@ -379,15 +420,22 @@ class OpenAIChatModel:
             started = time.perf_counter()  # replaced by the send time once the hook has run
             params = dict(body)
             extra = params.pop("extra_body", None)
-            try:
-                data = await self.client().post("/chat/completions", body=params, cast_to=object,
-                                                options=make_request_options(extra_body=extra,
-                                                                             security={"bearer_auth": True}))
-            except json.JSONDecodeError as e:
-                raise StreamDropped(f"the reply is not JSON ({e.msg} at {e.pos})") from None
+            raw = await self.client().post("/chat/completions", body=params, cast_to=bytes,
+                                           options=make_request_options(extra_body=extra,
+                                                                        security={"bearer_auth": True}))
             ttft_ms = (time.perf_counter() - (sent[-1] if sent else started)) * 1000
         finally:
             _sent_at.reset(context)
+        garbled = 0
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:  # read as U+FFFD: a reply if it still parses (the model's), else broken
+            garbled, text = 1, raw.decode("utf-8", "replace")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            why = NOT_UTF8_BROKEN if garbled else ""
+            raise StreamDropped(f"the reply is not JSON {why}({e.msg} at {e.pos})") from None
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
             raise StreamDropped(f"the reply is not a chat completion: {str(data)[:80]}")
@@ -395,10 +443,10 @@ class OpenAIChatModel:
         content = message.get("content") or ""
         if isinstance(content, list):  # content parts: the text ones are spoken
             content = "".join(part.get("text") or "" for part in content if isinstance(part, dict))
-        thought, notes = None, []
+        thought, notes = None, [NOT_UTF8_NOTE.format(n=garbled)] if garbled else []
         if self.config.mode.microthinking:
             content, thought, unclosed = microthinking.split(content)
-            notes = [microthinking.UNCLOSED_NOTE] if unclosed else []
+            notes += [microthinking.UNCLOSED_NOTE] if unclosed else []
         tool_calls = []
         for i, tc in enumerate(message.get("tool_calls") or []):
             function = tc.get("function") or {}
