@@ -100,6 +100,7 @@ class Trajectory:
     requests: list[RequestRecord] = field(default_factory=list)
     final_state: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     reruns: int = 0  # times the call was started again after an infrastructure error
+    rerun_because: list[str] = field(default_factory=list)  # what failed, per run that was given up
     model_failure: str | None = None  # the model broke the call (its context overflowed): a fail, whatever the gates
 
     def handoff_path(self) -> list[str]:

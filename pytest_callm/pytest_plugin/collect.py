@@ -148,6 +148,8 @@ def result_payload(item: pytest.Item, when: str, excinfo, outcome: str) -> dict[
     base = {"task_id": task.task_id, "industry": task.industry, "category": task.category_slug,
             "difficulty": task.difficulty, "attempt": attempt.attempt}
     trajectory, verdict, usage = (getattr(item, name, None) for name in ("trajectory", "verdict", "usage"))
+    if trajectory is not None and trajectory.rerun_because:  # the harness failed first: the run says so
+        base["rerun_because"] = list(trajectory.rerun_because)
     if usage is not None:
         base["usage"] = {**usage, "reruns": trajectory.reruns}
         # What the phone line did to each caller turn, for the realized error rates.

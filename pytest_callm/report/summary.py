@@ -108,6 +108,9 @@ def footnotes(summary: Summary, mark: str) -> list[str]:
         lines.append(f"most failed gate: {gate}")
     kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors.items()))
     lines.append(f"attempts not scored (in no denominator): {summary.unscored}" + (f" ({kinds})" if kinds else ""))
+    if summary.rerun:
+        lines.append(f"attempts played again after a harness or model-server fault: {summary.rerun}")
+        lines.append("  (each scored on the run that finished; why: rerun_because in report.json)")
     if iv is not None:
         lines.append(f"95% CI: bootstrap over tasks ({iv.resamples:,} resamples, seed {iv.seed}).")
     if len(summary.industries) > 1:

@@ -10,15 +10,21 @@ drive attempts the same way.
 The model is the oracle (`oracle`) or the streaming client of a model config. Any other model
 plays against a caller: `caller_factory(task, pack, attempt)` may supply one per attempt (the plugin
 wires it to the `pytest_callm_make_caller` hook); otherwise the simulated caller, on its own model
-config, plays the task. The caller's words reach the model through the phone line (`line`). A call that fails on the model's infrastructure (retries
-used up, a refused request) is rerun from the start once; if the rerun fails too, the attempt is an
-`InfrastructureError` and is never scored. A `ModelAccessError` (bad key, unknown model) is not
-rerun: nothing else can succeed either.
+config, plays the task. The caller's words reach the model through the phone line (`line`).
+
+A call that fails on the harness's side is rerun from the start once: the model's infrastructure
+(retries used up, a refused request), the tool server (a 5xx, a connection lost three times) or any
+exception raised by our own code while the call plays (the model's output never raises: whatever it
+writes is refused to it and scored). What failed is kept in the trajectory (`rerun_because`) and
+counted in the summary; if the rerun fails too, the attempt is an `InfrastructureError` and is never
+scored. A `ModelAccessError` (bad key, unknown model) is not rerun: nothing else can succeed either;
+nor is an answer key the oracle cannot play (`AnswerKeyError`: the same every time).
 """
 
 from __future__ import annotations
 
 import re
+import traceback
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
@@ -34,12 +40,13 @@ from pytest_callm.model.latency import RequestSampler
 from pytest_callm.phone.line import CleanLine, Line, make_line, warm_up
 from pytest_callm.phone.rewriter import misheard_rewriter
 from pytest_callm.call.simulated_caller import SimulatedCaller
-from pytest_callm.model.protocol import Model, ModelInfrastructureError
+from pytest_callm.model.protocol import Model, ModelAccessError, ModelInfrastructureError
 from pytest_callm.model.config import ORACLE, POLICY, ModelConfig
-from pytest_callm.call.oracle import OracleModel, ScriptedCaller
+from pytest_callm.call.oracle import AnswerKeyError, OracleModel, ScriptedCaller
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
+from pytest_callm.toolserver.process import ToolServer  # no FastAPI: that is the child's
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import Verdict
@@ -56,6 +63,15 @@ class CallerUnavailable(Exception):
 
 class InfrastructureError(Exception):
     """The attempt could not be played for reasons outside the model's control: never scored."""
+
+
+def harness_fault(error: BaseException) -> str:
+    """One line on an exception of the harness's own: its type, message and where it was raised."""
+    if isinstance(error, ToolServerError):
+        return f"ToolServerError: {error}"
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{type(error).__name__}: {str(error)[:300]}{where}"
 
 
 def make_call_id(task_id: str, attempt: int) -> str:
@@ -127,8 +143,7 @@ class Runtime:
 
     @staticmethod
     def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None):
-        from pytest_callm.toolserver.process import ToolServer
-
+        # ToolServer is imported at the top: this runs in a thread, and no thread imports (see preload).
         return ToolServer(packs, data_dir=keep_calls).start()
 
     async def _connect(self) -> ToolClient:
@@ -215,18 +230,27 @@ class Runtime:
                 trajectory = await run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
                     call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits)
+            except (ModelAccessError, AnswerKeyError):
+                raise
             except ModelInfrastructureError as e:
                 failures.append(str(e))
+                continue
+            except Exception as e:  # the tool server, or a bug of ours: the harness's fault, never the model's
+                if not rerun and not isinstance(e, ToolServerError):
+                    raise  # a model or caller of the user's own raised: that attempt's own error
+                failures.append(harness_fault(e))
                 continue
             finally:
                 if owned:
                     await self.forget_async(pack, this_call)
             trajectory.reruns = run
+            trajectory.rerun_because = failures
             after = getattr(who.model, "after_call", None)
             if after is not None:
                 after(trajectory.tool_calls)
             return trajectory
-        raise InfrastructureError(f"the call failed {len(failures)} times on the model's side, and is not scored:\n"
+        raise InfrastructureError(f"the call failed {len(failures)} times on the harness's or the model server's "
+                                  "side, and is not scored:\n"
                                   + "\n".join(f"  run {i + 1}: {f}" for i, f in enumerate(failures)))
 
     def forget_call(self, pack: Pack, call_id: str) -> None:

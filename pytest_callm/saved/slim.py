@@ -58,12 +58,15 @@ def _each(t: dict[str, Any], record, call) -> dict[str, Any]:
     return out
 
 
+TRAJECTORY_DEFAULTS = {"rerun_because": []}  # nearly every call ran once
+
+
 def _slim_trajectory(t: dict[str, Any]) -> dict[str, Any]:
-    return _each(t, _without, _slim_call)
+    return _each(_without(t, TRAJECTORY_DEFAULTS), _without, _slim_call)
 
 
 def _fill_trajectory(t: dict[str, Any]) -> dict[str, Any]:
-    return _each(t, _with, _fill_call)
+    return _each(_with(t, TRAJECTORY_DEFAULTS), _with, _fill_call)
 
 
 def _empty_lists(d: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

@@ -64,6 +64,7 @@ class Summary:
     overall: GroupScore | None
     gate_failures: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)  # kind -> attempts not scored
+    rerun: int = 0  # scored attempts played again after a fault of the harness or the model server
     intervals: Intervals | None = None  # bootstrap intervals of industries and overall (stats.py)
 
     @property
@@ -85,6 +86,7 @@ class Summary:
             "k": self.k,
             "partial": self.partial,
             "errors": dict(self.errors),
+            **({"rerun": self.rerun} if self.rerun else {}),
             "gate_failures": dict(self.gate_failures),
             "intervals": self.intervals.to_json() if self.intervals else None,
             "overall": self.overall.to_json() if self.overall else None,
@@ -115,6 +117,7 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
     tasks: dict[tuple[str, str], TaskScore] = {}
     failures: Counter = Counter({g: 0 for g in GATES})
     errors: Counter = Counter()
+    rerun = 0
     for r in results:
         key = (r["industry"], r["task_id"])
         t = tasks.setdefault(key, TaskScore(r["task_id"], r["industry"], r["category"], r["difficulty"]))
@@ -124,6 +127,7 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
             continue
         t.n += 1
         t.c += bool(r["passed"])
+        rerun += bool(r.get("rerun_because"))
         for gate, ok in (r.get("gates") or {}).items():
             failures[gate] += not ok
 
@@ -151,4 +155,4 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
             counts[t.industry][t.task_id] = (t.n, t.c)
         intervals = bootstrap_counts(counts, k, resamples=resamples, seed=seed)
     return Summary(k, tasks, industries, by(lambda t: (t.industry, t.category)),
-                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, intervals)
+                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, rerun, intervals)

@@ -27,6 +27,16 @@ AUDIT_HEADER = "X-Callm-Touched"  # what a tool call read and wrote: for the tra
 # default), or with --callm-keep-calls every call it plays (the benchmark: 900). A client that makes
 # call ids without removing them is refused here, not served until the disk is full.
 MAX_LIVE_CALLS = 20_000
+# A tool request may carry its own id (`REQUEST_HEADER`): a request sent again after its connection
+# dropped gets the reply kept for that id instead of running twice (`REPLIES_TABLE`, in the call's file).
+REQUEST_HEADER = "X-Callm-Request"
+REPLIES_TABLE = "callm_replies"
+REPLIES_DDL = f"CREATE TABLE IF NOT EXISTS {REPLIES_TABLE} (request TEXT PRIMARY KEY, reply TEXT NOT NULL, audit TEXT)"
+# Keep-alive: the client drops an idle connection well before the server would close it, so a request
+# never goes out on a connection the server is closing at that moment (uvicorn's default is 5 s, and
+# aiohttp keeps one 15 s: at load 24, 6 of 120 attempts met a ServerDisconnectedError).
+SERVER_KEEPALIVE_S = 75.0
+CLIENT_KEEPALIVE_S = 30.0
 
 
 def valid_call_id(call_id: str | None) -> bool:

@@ -9,7 +9,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER
+import asyncio
+import uuid
+
+from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S, REQUEST_HEADER
+
+# A request whose connection failed before its reply came (a dropped keep-alive connection, a reset)
+# is sent again, up to this many times in all, on a fresh connection: every request is safe to repeat
+# (reads, and starting or removing a call, are idempotent; a tool request carries an id, and the server
+# answers its second sending with the reply it kept from the first).
+SEND_TRIES = 3
 
 if TYPE_CHECKING:
     import aiohttp
@@ -38,6 +47,7 @@ class ToolClient:
 
         self._aiohttp = aiohttp
         self._errors = (aiohttp.ClientError, TimeoutError)
+        self._dropped = aiohttp.ClientConnectionError  # ServerDisconnectedError, resets, refused connections
         self._connections = connections
         self.base_url = base_url.rstrip("/")
         self._timeout = aiohttp.ClientTimeout(total=timeout)
@@ -47,8 +57,8 @@ class ToolClient:
         # Created lazily so it binds to the event loop that uses it.
         if self._http is None:
             aiohttp = self._aiohttp
-            self._http = aiohttp.ClientSession(self.base_url, timeout=self._timeout,
-                                               connector=aiohttp.TCPConnector(limit=self._connections))
+            connector = aiohttp.TCPConnector(limit=self._connections, keepalive_timeout=CLIENT_KEEPALIVE_S)
+            self._http = aiohttp.ClientSession(self.base_url, timeout=self._timeout, connector=connector)
         return self._http
 
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
@@ -59,7 +69,7 @@ class ToolClient:
         """The result envelope, and what the call read and wrote (the server's audit header; None
         from a server that sends none)."""
         payload, headers = await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments),
-                                            with_headers=True)
+                                            with_headers=True, request_id=uuid.uuid4().hex)
         raw = headers.get(AUDIT_HEADER)
         try:
             audit = json.loads(raw) if raw else None
@@ -85,17 +95,28 @@ class ToolClient:
             raise ToolServerError(f"tool server at {self.base_url} is not healthy: {e!r}") from e
 
     async def _send(self, method: str, path: str, call_id: str, body: str | None = None,
-                    with_headers: bool = False) -> Any:
+                    with_headers: bool = False, request_id: str | None = None) -> Any:
         headers = {CALL_ID_HEADER: call_id}
         if body is not None:
             headers["Content-Type"] = "application/json"
-        try:
-            async with self._session().request(method, path, data=body, headers=headers) as response:
-                text = await response.text()
-                status = response.status
-                response_headers = response.headers
-        except self._errors as e:
-            raise ToolServerError(f"{method} {self.base_url}{path} failed: {e!r}") from e
+        if request_id is not None:
+            headers[REQUEST_HEADER] = request_id
+        dropped: list[str] = []
+        while True:
+            try:
+                async with self._session().request(method, path, data=body, headers=headers) as response:
+                    text = await response.text()
+                    status = response.status
+                    response_headers = response.headers
+                break
+            except self._dropped as e:
+                dropped.append(repr(e))
+                if len(dropped) >= SEND_TRIES:
+                    raise ToolServerError(f"{method} {self.base_url}{path} failed {len(dropped)} times: "
+                                          + "; ".join(dropped)) from e
+                await asyncio.sleep(0.05 * len(dropped))
+            except self._errors as e:
+                raise ToolServerError(f"{method} {self.base_url}{path} failed: {e!r}") from e
         try:
             payload = json.loads(text)
         except ValueError:

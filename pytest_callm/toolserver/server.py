@@ -45,7 +45,8 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, CallStore, TooManyCalls, valid_call_id
+from pytest_callm.toolserver.calldb import (AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL, REPLIES_TABLE,
+                                            REQUEST_HEADER, SERVER_KEEPALIVE_S, CallStore, TooManyCalls, valid_call_id)
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
@@ -136,7 +137,7 @@ class BodyLimit:
 
 
 # Tables the engine keeps for itself in every call database: gating state, not business records.
-ENGINE_TABLES = frozenset({SESSION_TABLE, TOKENS_TABLE})
+ENGINE_TABLES = frozenset({SESSION_TABLE, TOKENS_TABLE, REPLIES_TABLE})
 _READ, _WRITES = sqlite3.SQLITE_READ, {sqlite3.SQLITE_INSERT: "wrote", sqlite3.SQLITE_UPDATE: "wrote",
                                        sqlite3.SQLITE_DELETE: "wrote"}
 
@@ -159,29 +160,61 @@ class _Watch:
 
 
 def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any,
-             audit: dict[str, Any] | None = None) -> dict[str, Any]:
+             audit: dict[str, Any] | None = None, request_id: str | None = None) -> dict[str, Any]:
     """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs.
 
     `audit`, when given, receives what the call touched: tables read, tables written (only when the
-    writes were kept) and people tables read with no access kept (a broken pack invariant)."""
+    writes were kept) and people tables read with no access kept (a broken pack invariant).
+    `request_id`: the client's id of this request. A request whose writes were kept leaves its reply
+    under that id, in the same transaction; the same id sent again (its connection dropped before the
+    reply came back) gets that reply, and the tool does not run twice. A refusal that kept nothing is
+    simply run again."""
     arguments = pack.prepared_arguments(name, arguments)  # a date-time where a date is asked: its day
     problems = pack.validation_errors(name, arguments)
     if problems:
         return envelope(False, {"problems": problems}, "invalid_arguments", SORRY)
     fn = pack.registry.get(name)
     db = store.connection(call_id)
+    if request_id is not None:
+        db.execute(REPLIES_DDL)
+        done = db.execute(f"SELECT reply, audit FROM {REPLIES_TABLE} WHERE request = ?", (request_id,)).fetchone()
+        if done is not None:
+            if audit is not None and done[1]:
+                audit.update(json.loads(done[1]))
+            return json.loads(done[0])
     db.execute("BEGIN IMMEDIATE")
     ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values)
     watch = _Watch()
     db.set_authorizer(watch)  # expires cached statements, so each is seen again for this call
-    kept = False
+
+    def touched(kept: bool) -> dict[str, Any]:
+        people = pack.people.tables if pack.people else frozenset()
+        return {"read": sorted(watch.read - ENGINE_TABLES), "wrote": sorted(watch.wrote - ENGINE_TABLES) if kept else [],
+                "unlogged": [] if ctx.access_logged else sorted(watch.read & people)}
+
+    def keep(result: dict[str, Any]) -> dict[str, Any]:
+        """COMMIT, with the reply kept under the request's id first (one transaction)."""
+        db.set_authorizer(None)
+        seen = touched(True)
+        if request_id is not None:
+            db.execute(f"INSERT INTO {REPLIES_TABLE} (request, reply, audit) VALUES (?, ?, ?)",
+                       (request_id, json.dumps(result), json.dumps(seen)))
+        db.execute("COMMIT")
+        if audit is not None:
+            audit.update(seen)
+        return result
+
     try:
         try:
             data = fn(ctx, **arguments)
         except ToolError as e:
-            kept = e.keep_writes
-            db.execute("COMMIT" if e.keep_writes else "ROLLBACK")
-            return envelope(False, e.data, e.error_code, e.caller_safe_message)
+            result = envelope(False, e.data, e.error_code, e.caller_safe_message)
+            if e.keep_writes:
+                return keep(result)
+            db.execute("ROLLBACK")
+            if audit is not None:
+                audit.update(touched(False))
+            return result
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -191,16 +224,9 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
         except (TypeError, ValueError):
             db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
-        kept = True
-        return result
+        return keep(result)
     finally:
         db.set_authorizer(None)
-        if audit is not None:
-            people = pack.people.tables if pack.people else frozenset()
-            audit["read"] = sorted(watch.read - ENGINE_TABLES)
-            audit["wrote"] = sorted(watch.wrote - ENGINE_TABLES) if kept else []
-            audit["unlogged"] = [] if ctx.access_logged else sorted(watch.read & people)
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
@@ -241,7 +267,9 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
             return _reply(200, envelope(False, {"problems": [problem]}, "invalid_arguments", SORRY))
         try:
             audit: dict[str, Any] = {}
-            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit))
+            request_id = request.headers.get(REQUEST_HEADER)
+            request_id = request_id if valid_call_id(request_id) else None
+            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit, request_id))
             reply.headers[AUDIT_HEADER] = json.dumps(audit, separators=(",", ":"))
             return reply
         except TooManyCalls as e:
@@ -379,7 +407,7 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
         config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls), log_level="warning",
-                                access_log=False, lifespan="off")
+                                access_log=False, lifespan="off", timeout_keep_alive=SERVER_KEEPALIVE_S)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
