@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
-from pytest_callm.model.output import clean_text, clip, parse_arguments
+from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, parse_arguments
 from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall, Usage, safe_reply
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
@@ -34,8 +34,16 @@ from pytest_callm.toolserver.client import ToolClient
 
 @dataclass(frozen=True)
 class CallLimits:
+    """The bounds of one call. What a model asks beyond them is refused as its own failure (the call is
+    scored as it stands), and the trajectory says so (`cuts`)."""
+
     max_requests_per_turn: int = 8
     max_exchanges: int = 30
+    max_tool_calls_per_reply: int = 16  # a phone agent makes one to three at once
+    max_tool_calls_per_call: int = 100  # the longest answer key of the benchmark makes 17
+    # What the model wrote into the call (spoken text, reasoning, tool arguments) and what its tools
+    # answered, in characters: past it the call ends where it is. A long call of the benchmark is 60,000.
+    max_call_chars: int = 2_000_000
 
 
 @dataclass
@@ -103,6 +111,9 @@ class Episode:
         self._asked_at = 0.0  # when the last observation went out: a request starts then
         self._seen = 0  # messages the policy had seen at its last reply
         self._agent_seen = self.agent
+        self._chars = 0  # what the model wrote and its tools answered, so far (max_call_chars)
+        self._beyond: ToolCall | None = None  # this reply's first tool call past a bound: refused, not run
+        self._beyond_detail: dict[str, Any] = {}
 
     def _ms(self) -> float:
         return round((time.perf_counter() - self._t0) * 1000, 3)
@@ -122,6 +133,7 @@ class Episode:
         reply = safe_reply(reply_from_message(reply))
         traj = self.trajectory
         index = len(traj.requests)
+        reply = self._bounded(reply, index)
         traj.requests.append(RequestRecord(
             index=index, agent=self.agent, exchange=self._exchange, started_ms=self._asked_at,
             duration_ms=round(self._ms() - self._asked_at, 3), ttft_ms=reply.ttft_ms, text=reply.text,
@@ -140,11 +152,20 @@ class Episode:
             self._spoken.append(reply.text)
             traj.transcript.append(TranscriptTurn("agent", reply.text, self._ms(), agent=self.agent))
         for tc in reply.tool_calls:
-            record = await self._dispatch(tc, index)
-            self.messages.append({"role": "tool", "tool_call_id": tc.id,
-                                  "content": json.dumps(record.result, ensure_ascii=False)})
+            if tc is self._beyond:
+                record = self._refuse_beyond(tc, index)
+            else:
+                record = await self._dispatch(tc, index)
+            content = json.dumps(record.result, ensure_ascii=False)
+            self._chars += len(content)
+            self.messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
             if self._ended_by:  # nothing runs after the call has ended
                 break
+        if not self._ended_by and self._chars > self.limits.max_call_chars:
+            traj.cuts.append(f"request {index + 1}: the call reached {self._chars:,} characters written by the model "
+                             f"and its tools, over the bound of {self.limits.max_call_chars:,}; the call ends "
+                             "there, scored as it stands (the model's failure)")
+            self._ended_by = "size_cap"
         if self._ended_by:
             return await self._finish()
         if reply.tool_calls and self._requests_this_turn < self.limits.max_requests_per_turn:
@@ -153,6 +174,41 @@ class Episode:
             self._ended_by = "exchange_cap"
             return await self._finish()
         return await self._caller_turn(" ".join(self._spoken))
+
+    def _bounded(self, reply: ModelReply, index: int) -> ModelReply:
+        """The reply within the call's bounds on tool calls: those past them are not run. The first
+        one past is kept and refused to the model (`too_many_tool_calls`, so it knows), the rest are
+        dropped from the conversation, and the trajectory says how many were asked and run."""
+        # Arguments count as kept (clipped): past MAX_ARGUMENT_CHARS they are refused unread anyway.
+        self._chars += len(reply.text or "") + len(reply.reasoning or "") + sum(
+            min(len(tc.raw_arguments), MAX_ARGUMENT_CHARS) + len(tc.name) for tc in reply.tool_calls)
+        requested = len(reply.tool_calls)
+        left = self.limits.max_tool_calls_per_call - len(self.trajectory.tool_calls)
+        room = max(min(self.limits.max_tool_calls_per_reply, left), 0)
+        if requested <= room:
+            return reply
+        per_call = room == left
+        bound = (f"at most {self.limits.max_tool_calls_per_call} in a call" if per_call
+                 else f"at most {self.limits.max_tool_calls_per_reply} in a reply")
+        self.trajectory.cuts.append(f"request {index + 1}: {requested:,} tool calls requested, {room} run; the rest "
+                                    f"refused as the model's failure ({bound})")
+        self._beyond = reply.tool_calls[room]
+        self._beyond_detail = {"requested": requested, "run": room, "bound": bound, "ends_call": per_call}
+        return replace(reply, tool_calls=reply.tool_calls[:room + 1])
+
+    def _refuse_beyond(self, tc: ToolCall, request_index: int) -> ToolCallRecord:
+        """The record of the first tool call past a bound: refused to the model, never run."""
+        detail, self._beyond = self._beyond_detail, None
+        result = envelope(False, {k: detail[k] for k in ("requested", "run", "bound")}, "too_many_tool_calls", None)
+        spec = self.pack.tools.get(tc.name)
+        record = ToolCallRecord(index=len(self.trajectory.tool_calls), agent=self.agent, name=tc.name,
+                                kind=spec.kind if spec else "unknown", arguments=parse_arguments(tc.raw_arguments)[0],
+                                raw_arguments=clip(tc.raw_arguments), result=result, status="too_many_tool_calls",
+                                refused=True, request_index=request_index, started_ms=self._ms(), duration_ms=0.0)
+        self.trajectory.tool_calls.append(record)
+        if detail["ends_call"]:
+            self._ended_by = "tool_call_cap"
+        return record
 
     async def break_call(self, reason: str) -> Observation:
         """The model cannot answer the last observation (its context overflowed): the call ends

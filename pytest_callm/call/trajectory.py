@@ -101,6 +101,9 @@ class Trajectory:
     final_state: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     reruns: int = 0  # times the call was started again after an infrastructure error
     rerun_because: list[str] = field(default_factory=list)  # what failed, per run that was given up
+    # What the model asked beyond a bound and was refused (its failure, scored): one sentence each,
+    # "request 3: 10,000 tool calls requested, 16 run; the rest refused as the model's failure (...)".
+    cuts: list[str] = field(default_factory=list)
     model_failure: str | None = None  # the model broke the call (its context overflowed): a fail, whatever the gates
 
     def handoff_path(self) -> list[str]:

@@ -54,11 +54,27 @@ class ModelReply:
     notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
 
 
+MAX_REPLY_CHARS = 20_000  # spoken text of one reply (a phone turn of 20,000 characters is minutes long)
+MAX_REASONING_CHARS = 20_000  # reasoning kept per reply: it is never spoken nor sent back to the model
+MAX_NAME_CHARS = 200  # a tool call's id and name
+
+
+def _bounded(text: str, limit: int, what: str, notes: list[str]) -> str:
+    if len(text) <= limit:
+        return text
+    notes.append(f"{what} cut to {limit:,} of its {len(text):,} characters (the model's)")
+    return text[:limit]
+
+
 def safe_reply(reply: ModelReply) -> ModelReply:
-    """The reply with encodable text and bounded tool-call arguments (parsed later, by the engine)."""
-    return replace(reply, text=clean_text(reply.text or ""),
-                   reasoning=clean_text(reply.reasoning) if reply.reasoning else reply.reasoning,
-                   tool_calls=[replace(tc, id=clean_text(tc.id), name=clean_text(tc.name))
+    """The reply with encodable text, within its bounds, and bounded tool-call arguments (parsed
+    later, by the engine). What is cut is said in the reply's notes."""
+    notes = list(reply.notes)
+    text = _bounded(clean_text(reply.text or ""), MAX_REPLY_CHARS, "the spoken text", notes)
+    reasoning = _bounded(clean_text(reply.reasoning), MAX_REASONING_CHARS, "the reasoning", notes) \
+        if reply.reasoning else reply.reasoning
+    return replace(reply, text=text, reasoning=reasoning, notes=notes,
+                   tool_calls=[replace(tc, id=clean_text(tc.id)[:MAX_NAME_CHARS], name=clean_text(tc.name)[:MAX_NAME_CHARS])
                                for tc in reply.tool_calls])
 
 

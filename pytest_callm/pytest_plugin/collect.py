@@ -150,6 +150,8 @@ def result_payload(item: pytest.Item, when: str, excinfo, outcome: str) -> dict[
     trajectory, verdict, usage = (getattr(item, name, None) for name in ("trajectory", "verdict", "usage"))
     if trajectory is not None and trajectory.rerun_because:  # the harness failed first: the run says so
         base["rerun_because"] = list(trajectory.rerun_because)
+    if trajectory is not None and trajectory.cuts:  # the model asked past a bound: refused, and said
+        base["cuts"] = list(trajectory.cuts)
     if usage is not None:
         base["usage"] = {**usage, "reruns": trajectory.reruns}
         # What the phone line did to each caller turn, for the realized error rates.

@@ -721,7 +721,8 @@ class Builder:
                      task, raw_task: dict[str, Any] | None, pack_note: str | None) -> dict[str, Any]:
         view = {"number": entry.get("attempt"), "passed": entry.get("passed"), "gates": dict(entry.get("gates") or {}),
                 "error": entry.get("error"), "error_kind": entry.get("error_kind"), "saved": saved is not None,
-                "note": None, "id": slug(entry["industry"], entry["task_id"], f"attempt-{entry.get('attempt')}")}
+                "note": None, "id": slug(entry["industry"], entry["task_id"], f"attempt-{entry.get('attempt')}"),
+                "cuts": [], "rerun_because": []}
         if saved is None:
             if view["passed"] is not None:
                 view["note"] = "No trajectory of this attempt is saved in the run directory."
@@ -752,6 +753,8 @@ class Builder:
         view["database"] = database_view(verdict.get("database") or {})
         view["transcript"] = transcript_view(trajectory)
         view["usage"] = usage_view(saved.get("usage") or entry.get("usage"), trajectory)
+        view["cuts"] = list(trajectory.get("cuts") or [])
+        view["rerun_because"] = list(trajectory.get("rerun_because") or [])
         return view
 
     def grouped(self) -> dict[tuple[str, str], list[dict[str, Any]]]:

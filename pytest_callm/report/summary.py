@@ -111,6 +111,9 @@ def footnotes(summary: Summary, mark: str) -> list[str]:
     if summary.rerun:
         lines.append(f"attempts played again after a harness or model-server fault: {summary.rerun}")
         lines.append("  (each scored on the run that finished; why: rerun_because in report.json)")
+    if summary.cut:
+        lines.append(f"attempts in which the model asked past a bound: {summary.cut}")
+        lines.append("  (refused as the model's failure, scored as they stood; cuts in report.json)")
     if iv is not None:
         lines.append(f"95% CI: bootstrap over tasks ({iv.resamples:,} resamples, seed {iv.seed}).")
     if len(summary.industries) > 1:

@@ -58,7 +58,7 @@ def _each(t: dict[str, Any], record, call) -> dict[str, Any]:
     return out
 
 
-TRAJECTORY_DEFAULTS = {"rerun_because": []}  # nearly every call ran once
+TRAJECTORY_DEFAULTS = {"rerun_because": [], "cuts": []}  # nearly every call ran once
 
 
 def _slim_trajectory(t: dict[str, Any]) -> dict[str, Any]:

@@ -65,6 +65,7 @@ class Summary:
     gate_failures: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)  # kind -> attempts not scored
     rerun: int = 0  # scored attempts played again after a fault of the harness or the model server
+    cut: int = 0  # scored attempts in which the model asked past a bound (refused: its failure)
     intervals: Intervals | None = None  # bootstrap intervals of industries and overall (stats.py)
 
     @property
@@ -87,6 +88,7 @@ class Summary:
             "partial": self.partial,
             "errors": dict(self.errors),
             **({"rerun": self.rerun} if self.rerun else {}),
+            **({"cut": self.cut} if self.cut else {}),
             "gate_failures": dict(self.gate_failures),
             "intervals": self.intervals.to_json() if self.intervals else None,
             "overall": self.overall.to_json() if self.overall else None,
@@ -117,7 +119,7 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
     tasks: dict[tuple[str, str], TaskScore] = {}
     failures: Counter = Counter({g: 0 for g in GATES})
     errors: Counter = Counter()
-    rerun = 0
+    rerun = cut = 0
     for r in results:
         key = (r["industry"], r["task_id"])
         t = tasks.setdefault(key, TaskScore(r["task_id"], r["industry"], r["category"], r["difficulty"]))
@@ -128,6 +130,7 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
         t.n += 1
         t.c += bool(r["passed"])
         rerun += bool(r.get("rerun_because"))
+        cut += bool(r.get("cuts"))
         for gate, ok in (r.get("gates") or {}).items():
             failures[gate] += not ok
 
@@ -155,4 +158,4 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
             counts[t.industry][t.task_id] = (t.n, t.c)
         intervals = bootstrap_counts(counts, k, resamples=resamples, seed=seed)
     return Summary(k, tasks, industries, by(lambda t: (t.industry, t.category)),
-                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, rerun, intervals)
+                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, rerun, cut, intervals)
