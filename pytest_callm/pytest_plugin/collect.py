@@ -46,6 +46,10 @@ class CallFailed(Exception):
 class TaskFile(pytest.File):
     def collect(self):
         state = callm_state(self.config)
+        # One file reached by two paths (a symlinked folder) would play its attempts twice.
+        seen = state.task_paths.setdefault(self.path.resolve(), self.path)
+        if seen != self.path:
+            raise TaskError(self.path, [f"the same file as {seen} (through a symbolic link): collected once, there"])
         _, task, pack = load_task(self.path, state.packs)
         if task.exp_db_state is None:
             raise TaskError(self.path, ["$.exp_db_state: missing; fill it by replaying the answer key with "
@@ -64,7 +68,9 @@ class TaskFile(pytest.File):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (TaskError, PackError)):
             return str(excinfo.value)
-        return super().repr_failure(excinfo)
+        # Anything else a file can do to the loader (a bug of ours, never the file's to explain): one
+        # line naming the file, and its items are left out like any bad file's.
+        return f"{self.path}: could not be loaded: {type(excinfo.value).__name__}: {str(excinfo.value)[:300]}"
 
 
 class ShardSelection:

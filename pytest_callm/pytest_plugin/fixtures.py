@@ -25,6 +25,7 @@ from pytest_callm.model.protocol import Model, ModelAccessError
 from pytest_callm.phone.line import Line
 from pytest_callm.runs.attempts import AttemptRunner, Played
 from pytest_callm.runs.runtime import Participants, make_call_id
+from pytest_callm.saved.rundir import RunDirWriteError
 from pytest_callm.pytest_plugin.collect import TaskAttempt, callm_state
 from pytest_callm.pytest_plugin.python_tasks import PythonTask, python_task_attempt
 
@@ -91,6 +92,12 @@ def callm_play(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm_ru
             # this one message, and leave this attempt unplayed rather than failed.
             request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
             pytest.skip("not played: the model server refused the run (see the message at the end)")
+        except RunDirWriteError as e:
+            # The run folder takes no more: every later attempt would be lost the same way. What was
+            # saved is intact; the run stops with one line saying so, and a resume plays the rest.
+            callm_state(request.config).write_failure = e
+            request.session.shouldstop = f"callm stopped the run: {e}"
+            pytest.skip(f"not saved: {e} (see the message at the end)")
         item.trajectory, item.verdict, item.usage = done.trajectory, done.verdict, done.usage
         played.append(done)
         return done

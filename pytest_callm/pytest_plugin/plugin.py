@@ -36,8 +36,8 @@ from pytest_callm.model.config import (ORACLE, SELF, ModelConfig, ModelConfigErr
 from pytest_callm.task.pack import PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task
 from pytest_callm.saved.release import ReleaseCheck, check_release
-from pytest_callm.saved.rundir import (RunDir, RunDirError, default_run_dir, line_identity, make_manifest,
-                                       verifier_hash, write_json)
+from pytest_callm.saved.rundir import (RunDir, RunDirError, RunDirWriteError, default_run_dir, line_identity,
+                                       make_manifest, verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
@@ -154,7 +154,11 @@ class CallmState:
         self.results: list[dict[str, Any]] = []
         self._summary: tuple[int, Any] | None = None  # (results counted, their summary): see summary()
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
+        self.task_paths: dict[Path, Path] = {}  # a task file's real path -> the path it was collected by
+        self.loops: list[str] = []  # symbolic links not followed: each leads back into a folder holding it
         self.session_interrupted = False  # set at session finish: the report says so
+        self.write_failure: RunDirWriteError | None = None  # the run folder took no more (full, read-only)
+        self.page_failure: str | None = None  # report.html could not be written from report.json
         self.selected: list[tuple[str, str, int]] = []  # (industry, task id, attempt) of the selected task items
         self.not_collected: list[str] = []  # task files that failed collection (under xdist too)
         self.release_check: ReleaseCheck | None = None  # set when the run starts, if a release is pinned
@@ -205,6 +209,23 @@ class CallmState:
             raise pytest.UsageError(f"--callm-{option}={name}: {e}") from None
 
     # --- collection ---------------------------------------------------------------------------
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        """A symbolic link to a folder that holds it (a loop) is not followed: once named, not 40
+        levels deep (the kernel's limit) with every task collected again at each."""
+        if not collection_path.is_symlink():
+            return None
+        try:
+            target = collection_path.resolve(strict=True)
+        except (OSError, RuntimeError):  # a loop the kernel refuses to resolve, or a dangling link
+            target = None
+        if target is not None and not (target.is_dir() and collection_path.parent.resolve().is_relative_to(target)):
+            return None
+        line = (f"{collection_path}: a symbolic link to {target}, which holds it (a loop): not followed"
+                if target is not None else f"{collection_path}: a symbolic link that cannot be resolved: not followed")
+        if line not in self.loops:
+            self.loops.append(line)
+        return True
 
     def pytest_collect_file(self, file_path: Path, parent):
         if is_task_file(file_path.name):
@@ -322,6 +343,8 @@ class CallmState:
         if self.runner is not None:  # closed by the callm_runtime fixture, unless no item set it up
             self.runner.close()
         self.run_dir.unlock()
+        if self.unused_run_dir():
+            self.run_dir.remove_if_unused()
         if self.python_tasks_dir is not None:
             shutil.rmtree(self.python_tasks_dir, ignore_errors=True)
         for server in (self.server, self.caller_server):
@@ -399,8 +422,13 @@ class CallmState:
         })
         from pytest_callm.report.report_html import write_html_report  # Jinja2 is only needed here
 
-        write_html_report(self.run_dir.path, self.settings.industries,
-                          written=self.task_pages.written if self.task_pages is not None else ())
+        try:
+            write_html_report(self.run_dir.path, self.settings.industries,
+                              written=self.task_pages.written if self.task_pages is not None else ())
+        except Exception as e:  # noqa: BLE001  the page never stays behind report.json: none rather than a stale one
+            (self.run_dir.path / "report.html").unlink(missing_ok=True)
+            self.page_failure = (f"report.html not written ({type(e).__name__}: {str(e)[:200]}); report.json is "
+                                 f"complete: `callm report {self.run_dir.path}` writes the page from it")
 
     def writes_report(self) -> bool:
         """Whether this process writes the run's report at session finish (the controller, after a run)."""
@@ -417,8 +445,12 @@ class CallmState:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         self.session_interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        if not hasattr(self.config, "workerinput") and self.results and self._started:
-            self.write_report()
+        if not hasattr(self.config, "workerinput") and self.results and self._started \
+                and self.write_failure is None:
+            try:
+                self.write_report()
+            except RunDirWriteError as e:
+                self.write_failure = e
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
         if (hasattr(self.config, "workerinput") or not self.latency_parts or session.shouldstop
                 or exitstatus == pytest.ExitCode.INTERRUPTED):
@@ -438,6 +470,10 @@ class CallmState:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.not_collected and session.testsfailed == len(self.not_collected):
+            # Every collection error is a task file's: each is named, its items are left out, and the
+            # other tasks run (the run still exits non-zero). Any other error stops the run, as pytest does.
+            self.config.option.continue_on_collection_errors = True
         python = python_task_records(session.items)
         worker = getattr(self.config, "workerinput", None)
         if worker is not None:  # the xdist controller checks, once, from what the worker leaves here
@@ -517,6 +553,10 @@ class CallmState:
             self.resuming = self.run_dir.open_run(manifest, self.rescore_from)
         except RunDirError as e:
             raise pytest.UsageError(f"--callm-{option}: {e}") from None
+        except OSError as e:  # a read-only or full folder: nothing was played, nothing is lost
+            self.run_dir.unlock()
+            raise pytest.UsageError(f"--callm-{option}: cannot write to {self.run_dir.path} "
+                                    f"({e.strerror or e}); nothing was played") from None
 
     # --- results ------------------------------------------------------------------------------
 
@@ -590,12 +630,16 @@ class CallmState:
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if hasattr(config, "workerinput"):
             return
+        for line in self.loops:
+            terminalreporter.write_line(f"callm: {line}", yellow=True)
         if self.not_collected:  # their tasks are in no figure: say so where the figures are
             terminalreporter.write_line(f"callm: {len(self.not_collected)} task file(s) could not be collected and "
                                         "are in no figure: " + ", ".join(self.not_collected), red=True, bold=True)
         interrupted = self.interrupted_line() if exitstatus == pytest.ExitCode.INTERRUPTED else None
         if not self.results:
-            if interrupted:
+            if self.write_failure is not None:
+                terminalreporter.write_line(f"callm: {self.write_failure_line()}", red=True, bold=True)
+            elif interrupted:
                 terminalreporter.write_line(f"callm: {interrupted}", red=True, bold=True)
             return
         summary = self.summary()
@@ -625,14 +669,37 @@ class CallmState:
             page = report_page_line(self.run_dir.path, terminalreporter.hasmarkup)
             if page:
                 terminalreporter.write_line(page)
-        if interrupted:  # last, right above pytest's KeyboardInterrupt banner
+        if self.page_failure:
+            terminalreporter.write_line(f"callm: {self.page_failure}", red=True)
+        if self.write_failure is not None:  # one line: the folder, what is saved, how to go on
+            terminalreporter.write_line(f"callm: {self.write_failure_line()}", red=True, bold=True)
+        elif interrupted:  # last, right above pytest's KeyboardInterrupt banner
             terminalreporter.write_line(f"callm: {interrupted}", red=True, bold=True)
+
+    def write_failure_line(self) -> str:
+        """`cannot write to DIR (No space left on device): 7 of 20 attempts saved there, intact, no
+        report.json; make room (or make the folder writable), then resume with pytest ... --callm-resume=DIR`."""
+        e = self.write_failure
+        saved = sum(self.run_dir.trajectory_path(*s).exists() for s in self.selected)
+        return (f"{e}: {saved} of {len(self.selected)} attempts saved there, intact (no report.json of this run); "
+                f"make room (or make the folder writable), then resume with {self.resume_command()}")
+
+    def unused_run_dir(self) -> bool:
+        """Whether this process made the run folder (a new run, on the controller) and played nothing into it."""
+        return (self._started and not self.resuming and self.rescore_from is None and not self.results
+                and not hasattr(self.config, "workerinput"))
 
     def interrupted_line(self) -> str | None:
         """`interrupted: 7 of 20 attempts saved; resume with pytest ... --callm-resume=DIR`."""
         if not self._started or not self.selected or self.rescore_from is not None:
             return None
         saved = sum(self.run_dir.trajectory_path(*s).exists() for s in self.selected)
+        if not saved and self.unused_run_dir():
+            return "stopped before any attempt was played: nothing saved, no run folder left behind"
+        return f"interrupted: {saved} of {len(self.selected)} attempts saved; resume with {self.resume_command()}"
+
+    def resume_command(self) -> str:
+        """The command line of this run, pointed at its folder with --callm-resume (no secrets)."""
         args = [a for a in self.config.invocation_params.args if isinstance(a, str)]
         kept, skip = [], False
         for a in args:  # the same command, pointed at this run's folder
@@ -643,8 +710,7 @@ class CallmState:
             elif not a.startswith(("--callm-out=", "--callm-resume=")):
                 option, eq, url = a.partition("=")  # a password in a base URL is never shown
                 kept.append(option + eq + redact.public_url(url) if eq and "://" in url else a)
-        command = redact.text(shlex.join(["pytest", *kept, f"--callm-resume={self.run_dir.path}"]))
-        return f"interrupted: {saved} of {len(self.selected)} attempts saved; resume with {command}"
+        return redact.text(shlex.join(["pytest", *kept, f"--callm-resume={self.run_dir.path}"]))
 
 
 USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",

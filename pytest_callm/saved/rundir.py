@@ -58,6 +58,19 @@ class RunDirError(Exception):
     pass
 
 
+class RunDirWriteError(OSError):
+    """The run folder took no more (a full disk, a read-only folder): the run stops there, what it
+    saved before is intact, and a resume plays the rest."""
+
+    def __init__(self, folder: Path, error: OSError):
+        super().__init__(error.errno, f"cannot write to {folder} ({error.strerror or error})")
+        self.folder = folder
+        self.cause = error
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
 @functools.lru_cache(maxsize=16)
 def _read_seed(path: str) -> dict[str, Any]:
     """A saved seed state, read once a process (it never changes: its name is its content's hash)."""
@@ -285,6 +298,27 @@ class RunDir:
                 "Use another --callm-out for a new run.")
         return True
 
+    def remove_if_unused(self) -> bool:
+        """Remove a folder this run made and never used (no attempt saved, no report): a run stopped
+        before it played anything leaves no folder that looks like a run. True when removed."""
+        if any((self.path / "trajectories").glob("*/*/attempt-*.json")) or (self.path / "report.json").exists():
+            return False
+        for name in ("manifest.json", "shard.json", "report/style.css"):
+            try:
+                (self.path / name).unlink(missing_ok=True)
+            except OSError:  # a read-only folder: it holds nothing of this run either
+                return False
+        for folder in sorted((p for p in self.path.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        try:
+            self.path.rmdir()
+        except OSError:
+            return False  # something else is in it: not ours to remove
+        return True
+
     def trajectory_path(self, industry: str, task_id: str, attempt: int) -> Path:
         return self.path / "trajectories" / industry / task_id / f"attempt-{attempt}.json"
 
@@ -301,8 +335,11 @@ class RunDir:
                 self._save_seed(trajectory.get("industry") or industry, seed)
                 trajectory = {k: v for k, v in trajectory.items() if k != "final_state"}
                 record = {**record, "trajectory": {**trajectory, "final_state_diff": diff}}
-        write_json(self.trajectory_path(industry, task_id, attempt),
-                   {"format": TRAJECTORY_FORMAT, "complete": True, **slim(record)}, indent=None)
+        try:
+            write_json(self.trajectory_path(industry, task_id, attempt),
+                       {"format": TRAJECTORY_FORMAT, "complete": True, **slim(record)}, indent=None)
+        except OSError as e:
+            raise RunDirWriteError(self.path, e) from None
 
     def seed_path(self, industry: str, seed_id: str) -> Path:
         return self.path / "seeds" / industry / f"{seed_id}.json"
@@ -312,7 +349,10 @@ class RunDir:
             return
         path = self.seed_path(industry, seed[0])
         if not path.is_file():  # a racing worker writes the same bytes: either rename wins whole
-            write_json(path, seed[1], indent=None)
+            try:
+                write_json(path, seed[1], indent=None)
+            except OSError as e:
+                raise RunDirWriteError(self.path, e) from None
         self._seeds_saved.add((industry, seed[0]))
 
     def _seed(self, industry: str, seed_id: str) -> dict[str, Any]:
@@ -345,10 +385,11 @@ class RunDir:
     def read_attempt(self, path: Path) -> dict[str, Any] | None:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
+        except (FileNotFoundError, ValueError, RecursionError):
             return None
-        if data.get("format") not in READABLE_TRAJECTORY_FORMATS or not data.get("complete"):
-            return None
+        if not isinstance(data, dict) or data.get("format") not in READABLE_TRAJECTORY_FORMATS \
+                or not data.get("complete") or not isinstance(data.get("trajectory"), dict):
+            return None  # `null`, a list, a torn or foreign file: not a saved attempt, so it is played again
         return self.expand(data)
 
     def saved_attempts(self) -> list[dict[str, Any]]:
@@ -362,5 +403,8 @@ class RunDir:
 
     def write_report(self, report: dict[str, Any]) -> Path:
         path = self.path / "report.json"
-        write_json(path, {"format": REPORT_FORMAT, **report})
+        try:
+            write_json(path, {"format": REPORT_FORMAT, **report})
+        except OSError as e:
+            raise RunDirWriteError(self.path, e) from None
         return path

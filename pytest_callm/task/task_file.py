@@ -111,7 +111,12 @@ def read_task_json(path: Path) -> dict[str, Any]:
         raise TaskError(path, [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise TaskError(path, [f"cannot be read: {e}"]) from None
-    return validate_task_data(path, data)
+    except RecursionError:
+        raise TaskError(path, ["nested too deeply to read (a task file is a few levels deep)"]) from None
+    try:
+        return validate_task_data(path, data)
+    except RecursionError:
+        raise TaskError(path, ["nested too deeply to check (a task file is a few levels deep)"]) from None
 
 
 def validate_task_data(where: Path, data: Any) -> dict[str, Any]:
