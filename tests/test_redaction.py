@@ -71,3 +71,31 @@ def test_redaction_replaces_longer_secrets_first_and_reaches_keys():
     assert redact.value({"abcd-long-secret": ["x abcd y"]}) == {"$LONG_VAR": ["x $SHORT_VAR y"]}
     assert redact.public_url("https://u:p4ssw0rd@example.com:8443/v1?x=1") == "https://example.com:8443/v1?x=1"
     assert redact.text("p4ssw0rd") == "$base URL password"
+
+
+def test_a_key_a_tool_stored_in_a_kept_call_database_is_redacted(model_project, agent_server, monkeypatch, tmp_path):
+    """--callm-keep-calls kept each call's SQLite file as the tools left it: a key the model wrote into
+    an argument (here the name it verifies, which the identity check records) was there in clear."""
+    monkeypatch.setenv(KEY, SECRET)
+    agent_server.reset(delay_ms=1)
+    agent_server.script({"tool_calls": [{"name": "transfer_to_appointments",
+                                         "arguments": {"handoff_summary": "Dana wants a check-up."}}]},
+                        {"tool_calls": [{"name": "verify_owner",
+                                         "arguments": {"full_name": f"Dana {SECRET}", "phone": "503-555-0142"}}]},
+                        {"text": "Thank you, goodbye."})
+    out = tmp_path / "run"
+    result = model_project.runpytest_subprocess("--callm-model=local", "-k", f"{TASK} and attempt-1",
+                                                f"--callm-out={out}", "--callm-keep-calls")
+    assert "attempts not scored (in no denominator): 0" in output(result), output(result)
+    kept = list((out / "calls").rglob("*.sqlite"))
+    calls = [p for p in kept if not p.name.startswith(".")]
+    assert calls, kept
+    import sqlite3
+
+    db = sqlite3.connect(calls[0])
+    tried = [r[0] for r in db.execute("SELECT claimed_name FROM verifications")]
+    db.close()
+    assert any(f"${KEY}" in (t or "") for t in tried), tried  # the try is kept, the key replaced by its name
+    for path in (out / "calls").rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path

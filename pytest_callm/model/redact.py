@@ -22,6 +22,11 @@ def remember(secret: str | None, name: str) -> None:
         _secrets[secret] = f"${name}"
 
 
+def active() -> bool:
+    """Whether any secret is remembered (nothing to redact otherwise)."""
+    return bool(_secrets)
+
+
 def text(value: str) -> str:
     if not _secrets or not isinstance(value, str):
         return value

@@ -23,6 +23,7 @@ nor is an answer key the oracle cannot play (`AnswerKeyError`: the same every ti
 
 from __future__ import annotations
 
+import asyncio
 import re
 import traceback
 import uuid
@@ -47,6 +48,8 @@ from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
 from pytest_callm.toolserver.process import ToolServer  # no FastAPI: that is the child's
+from pytest_callm.toolserver.calldb import scrub
+from pytest_callm.model import redact
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import Verdict
@@ -259,6 +262,10 @@ class Runtime:
 
     async def forget_async(self, pack: Pack, call_id: str) -> None:
         if self.keep_calls is not None:
+            # Kept for debugging, with no key in it: what a model wrote into an argument a tool stored.
+            kept = self.keep_calls / pack.name / f"{call_id}.sqlite"
+            if redact.active() and kept.is_file():
+                await asyncio.to_thread(scrub, kept, redact.text)
             return
         try:
             await self.tools.remove_call(pack.name, call_id)

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,38 @@ class CallStore:
     def snapshot(self, call_id: str) -> dict[str, list[dict[str, Any]]]:
         """The compared tables of a call, every column, rows in insertion order."""
         return snapshot(self.connection(call_id), self.pack.compared_tables)
+
+
+def scrub(path: Path, clean: Callable[[str], str]) -> int:
+    """Every text value of a kept call database passed through `clean` (the run's redaction: a key a
+    model wrote into an argument, and a tool stored), old pages overwritten and dropped. The values
+    changed."""
+    db = sqlite3.connect(path, isolation_level=None, timeout=30)
+    changed = 0
+    try:
+        db.execute("PRAGMA secure_delete = ON")  # what an update replaces is overwritten, not left in a free page
+        db.execute("BEGIN IMMEDIATE")
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                           "AND name NOT LIKE 'sqlite_%'")]
+        for table in tables:
+            columns = [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+            listed = ", ".join(f'"{c}"' for c in columns)
+            try:
+                rows = db.execute(f'SELECT rowid, {listed} FROM "{table}"').fetchall()
+            except sqlite3.OperationalError:  # a table without rowid: none in any pack
+                continue
+            for rowid, *values in rows:
+                new = {c: clean(v) for c, v in zip(columns, values) if isinstance(v, str) and clean(v) != v}
+                if new:
+                    sets = ", ".join(f'"{c}" = ?' for c in new)
+                    db.execute(f'UPDATE "{table}" SET {sets} WHERE rowid = ?', (*new.values(), rowid))
+                    changed += len(new)
+        db.execute("COMMIT")
+        if changed:
+            db.execute("VACUUM")
+    finally:
+        db.close()
+    return changed
 
 
 def snapshot(db: sqlite3.Connection, tables) -> dict[str, list[dict[str, Any]]]:
