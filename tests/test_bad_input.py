@@ -95,7 +95,7 @@ def test_a_collection_error_outside_the_tasks_stops_the_run_without_a_resume_hin
     assert result.ret == pytest.ExitCode.INTERRUPTED
     out = result.stdout.str()
     assert "--callm-resume" not in out, out
-    assert "stopped before any attempt was played: nothing saved, no run folder left behind" in out
+    assert "stopped before any attempt was saved: nothing to resume, no run folder left behind" in out
     assert not run.exists()
 
 

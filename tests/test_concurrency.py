@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -158,8 +159,10 @@ def test_ctrl_c_cancels_the_calls_in_flight_says_so_and_a_resume_finishes_the_ru
     run = project.path / "run"
     cmd = [sys.executable, "-m", "pytest", "-q", *RUN, "--callm-concurrency=8", f"--callm-out={run}",
            "-p", "sigint_after_three"]
+    # A suite started as a background job (`pytest tests &`) runs with SIGINT ignored, and a child
+    # inherits that: Python then installs no KeyboardInterrupt handler, and the Ctrl-C below was lost.
     proc = subprocess.run(cmd, cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=120)
+                          timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     out = proc.stdout
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out
     assert "KeyboardInterrupt" in out

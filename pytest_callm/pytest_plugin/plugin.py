@@ -39,6 +39,7 @@ from pytest_callm.saved.release import ReleaseCheck, check_release
 from pytest_callm.saved.rundir import (RunDir, RunDirError, RunDirWriteError, default_run_dir, line_identity,
                                        make_manifest, verifier_hash, write_json)
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
+from pytest_callm.pytest_plugin.stopping import StopOnTerm, leave_pid
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
@@ -168,6 +169,9 @@ class CallmState:
         limit = self.model_config.calls_in_flight if self.model_config is not None else None
         self.concurrency = self.settings.concurrency or default_concurrency(self.workers(), limit)
         self.python_tasks_dir: Path | None = None  # the controller's PYTHON_TASKS_DIR, under xdist
+        if worker is None and self.workers() > 1:  # made by the workers that write to it, removed at the end
+            self.python_tasks_dir = Path(tempfile.gettempdir()) / f"callm-python-tasks-{uuid.uuid4().hex}"
+        self.stopper = StopOnTerm(self.python_tasks_dir)
 
     def workers(self) -> int:
         """How many processes play the run's attempts (xdist workers, or this one)."""
@@ -302,6 +306,9 @@ class CallmState:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        worker = getattr(self.config, "workerinput", None)
+        if worker is not None and worker.get(PYTHON_TASKS_DIR):  # so the controller can pass a SIGTERM on
+            leave_pid(Path(worker[PYTHON_TASKS_DIR]), worker["workerid"])
         # On the controller, before xdist starts its workers: one served model for the whole run.
         if hasattr(self.config, "workerinput") or self.lists_only():
             return
@@ -339,7 +346,13 @@ class CallmState:
         if self.rescore_from is not None:
             node.workerinput[RESCORE_FROM] = str(self.rescore_from.path)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        if not self.config.option.fulltrace:
+            self.stopper.shorten(excinfo)
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.stopper.uninstall()
         if self.runner is not None:  # closed by the callm_runtime fixture, unless no item set it up
             self.runner.close()
         self.run_dir.unlock()
@@ -695,7 +708,7 @@ class CallmState:
             return None
         saved = sum(self.run_dir.trajectory_path(*s).exists() for s in self.selected)
         if not saved and self.unused_run_dir():
-            return "stopped before any attempt was played: nothing saved, no run folder left behind"
+            return "stopped before any attempt was saved: nothing to resume, no run folder left behind"
         return f"interrupted: {saved} of {len(self.selected)} attempts saved; resume with {self.resume_command()}"
 
     def resume_command(self) -> str:
@@ -733,6 +746,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     state = CallmState(config)
     config.pluginmanager.register(state, STATE_PLUGIN)
+    state.stopper.install()  # SIGTERM stops the run as Ctrl-C does (stopping.py)
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")
     if state.settings.model and state.concurrency > 1:
