@@ -22,6 +22,7 @@ from pytest_callm.model.protocol import ModelRequest
 from pytest_callm.rl.nemo_gym import SESSION_HEADER
 from pytest_callm.rl.nemo_gym_server import dataset_rows, nemo_gym_server
 from pytest_callm.task.pack import PackRegistry
+from pytest_callm.toolserver.calldb import TOKEN_HEADER
 
 from conftest import REPO
 
@@ -43,6 +44,11 @@ def server():
 def http(server):
     with httpx.Client(base_url=server.url, timeout=30) as client:
         yield client
+
+
+def owner(server) -> dict[str, str]:
+    """What only the server's owner holds: the token of its call routes."""
+    return {TOKEN_HEADER: server.token}
 
 
 def chat_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -159,29 +165,30 @@ def test_a_tool_of_another_desk_is_refused_as_in_the_benchmark(http):
     http.post("/close")
 
 
-def test_a_rollout_that_stops_early_is_scored_as_it_stands_and_forgotten(http):
+def test_a_rollout_that_stops_early_is_scored_as_it_stands_and_forgotten(server, http):
     seed = seeded(http)
     assert http.post("/say", json={"text": "Let me check."}).json()["heard"]
     verdict = http.post("/verify", json={"responses_create_params": {"input": []}, "response": {"output": []}})
     assert verdict.json()["reward"] == 0.0 and verdict.json()["end_reason"] == "rollout_ended"
     assert http.post("/verify", json={"responses_create_params": {}, "response": {}}).status_code == 404
-    state = http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]})
+    state = http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"], **owner(server)})
     assert state.status_code == 404  # the call's database is gone
 
 
-def test_close_abandons_the_call_and_removes_its_database(http):
+def test_close_abandons_the_call_and_removes_its_database(server, http):
     seed = seeded(http)
-    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]}).status_code == 200
+    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"], **owner(server)}).status_code == 200
     closed = http.post("/close")
     assert closed.status_code == 200 and closed.json()["success"]
-    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"]}).status_code == 404
+    assert http.get("/packs/legal/state", headers={"X-Call-Id": seed["call_id"], **owner(server)}).status_code == 404
     assert http.post("/lookup_caller", json={}).json()["error_code"] == "unknown_session"
 
 
-def test_a_call_the_environment_cannot_finish_is_an_infrastructure_error_never_a_zero(http):
+def test_a_call_the_environment_cannot_finish_is_an_infrastructure_error_never_a_zero(server, http):
     seed = seeded(http)
     # The call's database vanishes under the session: the environment cannot read its final state.
-    assert http.request("DELETE", "/packs/legal/call", headers={"X-Call-Id": seed["call_id"]}).status_code == 200
+    gone = http.request("DELETE", "/packs/legal/call", headers={"X-Call-Id": seed["call_id"], **owner(server)})
+    assert gone.status_code == 200
     verdict = http.post("/verify", json={"responses_create_params": {"input": []}, "response": {"output": []}})
     assert verdict.status_code == 502 and verdict.json()["error_code"] == "infrastructure_error"
     assert "reward" not in verdict.json() and "not the policy's failure" in verdict.json()["message"]
@@ -205,3 +212,58 @@ def test_after_the_call_ends_nothing_more_runs_until_it_is_verified(http):
     assert late.status_code == 409 and late.json()["error_code"] == "call_over"
     assert http.post("/verify", content=b"{not json").status_code == 400
     assert http.post("/verify", json={"responses_create_params": {}, "response": {}}).json()["reward"] == 0.0
+
+
+# --- isolation: a session reaches only its own call ------------------------------------------------
+
+def test_a_call_id_is_no_key_to_its_database_without_the_servers_token(http):
+    """Any local client holding a session's call id could read, write and remove its database."""
+    seed = seeded(http)
+    other = httpx.Client(base_url=str(http.base_url))  # another local client, no cookie, no token
+    headers = {"X-Call-Id": seed["call_id"]}
+    for method, path in (("GET", "/packs/legal/state"), ("POST", "/packs/legal/tools/lookup_caller"),
+                         ("DELETE", "/packs/legal/call"), ("POST", "/packs/legal/call")):
+        answer = other.request(method, path, headers=headers, json={} if method == "POST" else None)
+        assert answer.status_code == 403 and answer.json()["error_code"] == "forbidden", (method, path, answer.text)
+    wrong = other.get("/packs/legal/state", headers={**headers, TOKEN_HEADER: "guess"})
+    assert wrong.status_code == 403
+    assert http.post("/say", json={"text": "Still here?"}).status_code == 200  # the session's call is intact
+    http.post("/close")
+
+
+def test_session_ids_are_unguessable_and_say_nothing_of_the_call(http):
+    first, second = seeded(http), None
+    http.post("/close")
+    second = seeded(http)
+    http.post("/close")
+    for seed in (first, second):
+        assert len(seed["session_id"]) >= 40 and seed["call_id"] not in seed["session_id"]
+    assert first["session_id"] != second["session_id"]
+    stranger = httpx.Client(base_url=str(http.base_url))
+    assert stranger.post("/say", json={"text": "hi"},
+                         headers={SESSION_HEADER: first["call_id"]}).json()["error_code"] == "unknown_session"
+
+
+def test_max_live_calls_is_honoured_as_a_busy_answer():
+    """--max-live-calls was accepted and ignored: 8 of 8 sessions went through with a limit of 5."""
+    packs = PackRegistry([INDUSTRIES])
+    packs.get("legal")
+    with nemo_gym_server(packs.loaded(), [TASK_PATH.parent], line="clean", max_live_calls=5) as srv, \
+            httpx.Client(base_url=srv.url, timeout=30) as http:
+        answers = [http.post("/seed_session", json=ROW) for _ in range(8)]
+        assert [a.status_code for a in answers] == [200] * 5 + [429] * 3, [a.text for a in answers]
+        assert answers[-1].json()["error_code"] == "too_many_sessions"
+        http.post("/close", headers={SESSION_HEADER: answers[0].json()["session_id"]})
+        assert http.post("/seed_session", json=ROW).status_code == 200  # a closed session frees its place
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False), ("::1", False),
+                                          ("0.0.0.0", True), ("10.1.2.3", True), ("myhost.example", True)])
+def test_a_server_bound_beyond_loopback_says_it_does_not_authenticate(host, warned):
+    """OpenEnv's serve(host=...) bound anywhere, silently (the OpenEnv server prints this line)."""
+    from pytest_callm.rl.environment import exposure_warning
+
+    line = exposure_warning(host, 8000, "OpenEnv server")
+    assert (line is not None) == warned
+    if warned:
+        assert "no authentication" in line and "proxy" in line and f"{host}:8000" in line

@@ -22,6 +22,7 @@ turn, and never hangs up (the call ends when the agent ends it or at the exchang
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
 import re
 from collections.abc import Iterable
@@ -40,7 +41,7 @@ from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import Verdict
 from pytest_callm.task.pack import Pack, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, load_task
-from pytest_callm.toolserver.client import ToolServerError
+from pytest_callm.toolserver.client import ToolServerBusy, ToolServerError
 
 if TYPE_CHECKING:  # the client imports the openai SDK, which an offline environment never needs
     from pytest_callm.model.client import RetryPolicy
@@ -62,6 +63,19 @@ class OpeningCaller:
     async def respond(self, agent_said: str) -> CallerTurn:
         self.turns += 1
         return CallerTurn(self.opening if self.turns == 1 else NOTHING_MORE)
+
+
+def exposure_warning(host: str, port: int, what: str) -> str | None:
+    """The line a server bound beyond loopback prints: none of CALLM's servers authenticates."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:
+        return None
+    return (f"WARNING: the {what} at {host}:{port} answers anyone who can reach that address: it has no "
+            "authentication. Bind 127.0.0.1 (the default) and put a proxy that authenticates in front of it "
+            "to serve other machines.")
 
 
 def reward_info(verdict: Verdict) -> dict[str, Any]:
@@ -99,7 +113,8 @@ class CallEnvironment:
     def __init__(self, tasks: Iterable[Path | str] | None = None, *, root: Path | str | None = None,
                  industries: Iterable[Path | str] | None = None, caller: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
-                 tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None):
+                 tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None,
+                 tool_server_token: str | None = None):
         root = Path(root) if root is not None else Path.cwd()
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
         self.tasks: dict[str, tuple[Task, Pack]] = {}
@@ -112,7 +127,7 @@ class CallEnvironment:
         caller_factory = None if caller is not None else (lambda task, pack, attempt: OpeningCaller(task))
         self.runtime = Runtime(POLICY, self.packs.loaded(), tool_server_url, limits, caller_factory=caller_factory,
                                caller_config=caller, caller_api_key=caller_api_key, line=line,
-                               concurrency=concurrency, retry=retry)
+                               concurrency=concurrency, retry=retry, tool_server_token=tool_server_token)
         self._running: dict[str, Running] = {}
         self._ids = itertools.count(1)
 
@@ -186,7 +201,8 @@ class CallEnvironment:
             trajectory = running.episode.trajectory
             return StepResult(Observation(running.episode.agent, "", [], [], [], done=True), True, None,
                               {"infrastructure_error": f"{type(e).__name__}: {e}", "task": running.task.name,
-                               "seed": running.seed, "trajectory": trajectory})
+                               "seed": running.seed, "trajectory": trajectory,
+                               "busy": isinstance(e, ToolServerBusy)})
         if not observation.done:
             return StepResult(observation, False)
         self._running.pop(episode_id, None)

@@ -58,7 +58,7 @@ class SeedSessionResponse(BaseModel):
     """`BaseSeedSessionResponse` (no fields of its own) plus the session and the first observation,
     as Responses API parameters ready to send to the policy."""
 
-    session_id: str  # the episode's id; it ends with the call id
+    session_id: str  # unguessable (32 random bytes): the only key to the session and its call
     call_id: str  # the call's database on the tool server (`X-Call-Id` of its /packs routes)
     task: str
     seed: int

@@ -23,6 +23,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
+import secrets
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOK
                                       ResponsesCreateParams, SayRequest, SeedSessionRequest,
                                       SeedSessionResponse, ToolResponse, VerifyRequest, VerifyResponse)
 from pytest_callm.task.pack import Pack
+from pytest_callm.toolserver.calldb import TOKEN_ENV
 from pytest_callm.toolserver.server import ToolServer, announce_ready, serve, server_arguments
 
 ENTRY = "pytest_callm.rl.nemo_gym_server"
@@ -88,11 +91,12 @@ def tool_names(observation: Observation) -> list[str]:
 
 @dataclass
 class Session:
-    episode_id: str
+    episode_id: str  # the environment's
     task: str
     seed: int
     last: StepResult
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one model request at a time, as in a call
+    sid: str = ""  # the client's (set when stored)
 
 
 class NemoGymRoutes:
@@ -105,10 +109,12 @@ class NemoGymRoutes:
 
     def __init__(self, tasks: Iterable[Path | str] | None, industries: Iterable[Path | str], *,
                  line: str = "default", caller: ModelConfig | None = None, caller_api_key: str | None = None,
-                 limits: CallLimits = CallLimits(), concurrency: int = 256):
+                 limits: CallLimits = CallLimits(), concurrency: int = 256, tool_server_token: str | None = None):
         self.settings = dict(tasks=list(tasks) if tasks is not None else None, industries=list(industries),
                              line=line, caller=caller, caller_api_key=caller_api_key, limits=limits,
-                             concurrency=concurrency)
+                             concurrency=concurrency, tool_server_token=tool_server_token)
+        # Session id (unguessable, the client's only key to its call) -> the session. The call's id is
+        # no key: the call routes of this server need its token, which only its own environment holds.
         self.sessions: dict[str, Session] = {}
         self._env: CallEnvironment | None = None
         self._building: concurrent.futures.Future | None = None
@@ -160,7 +166,7 @@ class NemoGymRoutes:
                                              f"{SESSION_COOKIE} cookie (or the {SESSION_HEADER} header)")
         session = self.sessions.get(sid)
         if session is None:
-            return _error(404, "unknown_session", f"no session {sid!r} here (never seeded, verified, or closed)")
+            return _error(404, "unknown_session", f"no session {sid[:80]!r} here (never seeded, verified, or closed)")
         return session
 
     @staticmethod
@@ -193,15 +199,20 @@ class NemoGymRoutes:
             env.task(body.task)
         except KeyError as e:
             return _error(404, "unknown_task", e.args[0])
-        sid, result = await self._on_env(env, env.areset(body.task, body.seed))
+        episode_id, result = await self._on_env(env, env.areset(body.task, body.seed))
+        if result.info.get("busy"):
+            return _error(429, "too_many_sessions", f"this server holds as many live calls as it may "
+                                                    f"({result.info['infrastructure_error']}); verify or close "
+                                                    "sessions before seeding more")
         if "infrastructure_error" in result.info:
             return self._infrastructure(result)
-        self.sessions[sid] = Session(sid, body.task, body.seed, result)
+        sid = secrets.token_urlsafe(32)
+        self.sessions[sid] = Session(episode_id, body.task, body.seed, result, sid=sid)
         obs = result.observation
         _, pack = env.task(body.task)
         params = ResponsesCreateParams(input=[{"type": "message", "role": "system", "content": obs.system_prompt},
                                               *input_items(obs.messages)], tools=pack_tools(pack))
-        call_id = (result.info["trajectory"] if result.done else env.trajectory(sid)).call_id
+        call_id = (result.info["trajectory"] if result.done else env.trajectory(episode_id)).call_id
         response = _json(200, SeedSessionResponse(
             session_id=sid, call_id=call_id, task=body.task, seed=body.seed, agent=obs.agent,
             agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done))
@@ -263,7 +274,7 @@ class NemoGymRoutes:
             result = session.last
             if not result.done:  # the rollout stopped with the call open: it ends as it stands
                 result = await self._on_env(env, env.aend(session.episode_id, ROLLOUT_ENDED))
-            self.sessions.pop(session.episode_id, None)
+            self._forget(session)
         if "infrastructure_error" in result.info:
             return self._infrastructure(result)
         info = result.info
@@ -271,7 +282,7 @@ class NemoGymRoutes:
             **body.model_dump(), reward=result.reward,
             reward_components={gate: 1.0 if ok else 0.0 for gate, ok in info["gates"].items()},
             passed=info["passed"], route=info["route"], explanation=info["explanation"],
-            end_reason=info["end_reason"], session_id=session.episode_id, task=session.task, seed=session.seed))
+            end_reason=info["end_reason"], session_id=session.sid, task=session.task, seed=session.seed))
 
     async def close(self, request: Request) -> JSONResponse:
         session = self._session(request)
@@ -279,16 +290,24 @@ class NemoGymRoutes:
             return session
         env = await self.env(request)
         async with session.lock:
-            self.sessions.pop(session.episode_id, None)
+            self._forget(session)
             await self._on_env(env, env.aclose_episode(session.episode_id))
-        return _json(200, CloseResponse(success=True, message=f"session {session.episode_id} closed"))
+        return _json(200, CloseResponse(success=True, message=f"session {session.sid} closed"))
+
+    def _forget(self, session: Session) -> None:
+        self.sessions.pop(session.sid, None)
 
 
 def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line: str = "default",
-                    port: int = 0, data_dir: Path | None = None) -> ToolServer:
-    """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`)."""
+                    port: int = 0, data_dir: Path | None = None, max_live_calls: int | None = None,
+                    token: str | None = None) -> ToolServer:
+    """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`).
+    Its call routes need `.token` (made here unless given): only its own environment, and whoever
+    this process hands it to, can reach a call's database by its id."""
     extra = [arg for t in tasks for arg in ("--task", str(Path(t).resolve()))] + ["--line", line]
-    return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra)
+    if max_live_calls is not None:
+        extra += ["--max-live-calls", str(max_live_calls)]
+    return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra, token=token or secrets.token_urlsafe(32))
 
 
 def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) -> list[dict[str, Any]]:
@@ -318,14 +337,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--line", default="default", help="the phone line: default, clean, or a profile file")
     args = parser.parse_args(argv)
     industries = sorted({str(Path(p).resolve().parent) for p in args.pack})
-    routes = NemoGymRoutes(args.task, industries, line=args.line)
+    token = os.environ.pop(TOKEN_ENV, None) or secrets.token_urlsafe(32)  # never a server open to every local user
+    routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token)
 
     def ready(url: str) -> None:
         routes.prepare(url)
         announce_ready(url)
 
     try:
-        serve(args.pack, args.port, announce=ready, data_dir=args.data_dir, mounts=[routes])
+        serve(args.pack, args.port, announce=ready, data_dir=args.data_dir, mounts=[routes],
+              max_live_calls=args.max_live_calls, token=token)
     finally:
         routes.shutdown()
 

@@ -37,6 +37,7 @@ import asyncio
 import functools
 import itertools
 import socket
+import sys
 import threading
 import time
 from collections.abc import Coroutine, Iterable
@@ -52,7 +53,7 @@ from starlette.responses import JSONResponse
 from starlette.websockets import WebSocketDisconnect
 
 from pytest_callm.call.episode import spoken_text
-from pytest_callm.rl.environment import CallEnvironment, StepResult
+from pytest_callm.rl.environment import CallEnvironment, StepResult, exposure_warning
 
 DEFAULT_SEED = 1  # the first attempt, as the benchmark numbers them
 
@@ -315,6 +316,9 @@ class OpenEnvServer:
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.url = f"http://{host}:{self._sock.getsockname()[1]}"
+        warning = exposure_warning(host, self._sock.getsockname()[1], "OpenEnv server")
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
         self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
         self._thread: threading.Thread | None = None
 

@@ -24,7 +24,9 @@ nor is an answer key the oracle cannot play (`AnswerKeyError`: the same every ti
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import secrets
 import traceback
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +50,7 @@ from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
 from pytest_callm.toolserver.process import ToolServer  # no FastAPI: that is the child's
-from pytest_callm.toolserver.calldb import scrub
+from pytest_callm.toolserver.calldb import TOKEN_ENV, scrub
 from pytest_callm.model import redact
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.scoring.verdict import score
@@ -96,12 +98,16 @@ class Runtime:
                  caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
                  line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1,
-                 keep_calls: Path | None = None, concurrency: int = 1):
+                 keep_calls: Path | None = None, concurrency: int = 1, tool_server_token: str | None = None):
         self.model_name = model_name
         self.line_spec = line
         self.limits = limits
         self.reruns = reruns
         self.keep_calls = keep_calls  # a folder: call databases stay there, for debugging
+        # The server this runtime starts serves its calls to this runtime only; a running one named by
+        # URL gets the token its owner set in $CALLM_TOOL_SERVER_TOKEN, if any.
+        self.tool_server_token = tool_server_token or (os.environ.get(TOKEN_ENV) if tool_server_url else None) \
+            or (None if tool_server_url else secrets.token_urlsafe(32))
         self.caller_factory = caller_factory
         self.model_config = model_config
         self.client: OpenAIChatModel | None = None
@@ -117,7 +123,8 @@ class Runtime:
             # The tool server starts in its own process while this one imports the model client and
             # loads the line's dictionary: the first call is seconds sooner.
             with ThreadPoolExecutor(max_workers=1) as starter:
-                starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls)
+                starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls,
+                                                                       self.tool_server_token)
                 try:
                     if model_name != ORACLE:
                         from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
@@ -145,12 +152,12 @@ class Runtime:
             raise
 
     @staticmethod
-    def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None):
-        # ToolServer is imported at the top: this runs in a thread, and no thread imports (see preload).
-        return ToolServer(packs, data_dir=keep_calls).start()
+    def _start_tool_server(packs: dict[str, Pack], keep_calls: Path | None, token: str | None):
+        # ToolServer is imported at the top: this runs in a thread, and no thread imports.
+        return ToolServer(packs, data_dir=keep_calls, token=token).start()
 
     async def _connect(self) -> ToolClient:
-        client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2))
+        client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2), token=self.tool_server_token)
         await client.health()
         return client
 

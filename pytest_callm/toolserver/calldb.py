@@ -38,6 +38,12 @@ REPLIES_DDL = f"CREATE TABLE IF NOT EXISTS {REPLIES_TABLE} (request TEXT PRIMARY
 # aiohttp keeps one 15 s: at load 24, 6 of 120 attempts met a ServerDisconnectedError).
 SERVER_KEEPALIVE_S = 75.0
 CLIENT_KEEPALIVE_S = 30.0
+# A server started with a token (in its environment, never on its command line, which any local user
+# can read) serves the call routes only to requests carrying it: the plugin and the RL servers start
+# theirs so, and only their own clients know it. Without one (`callm serve` unless the variable is
+# set), anyone who can reach the port can read, write and remove any call it holds.
+TOKEN_HEADER = "X-Callm-Token"
+TOKEN_ENV = "CALLM_TOOL_SERVER_TOKEN"
 
 
 def valid_call_id(call_id: str | None) -> bool:

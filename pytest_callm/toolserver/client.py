@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import asyncio
 import uuid
 
-from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S, REQUEST_HEADER
+from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S, REQUEST_HEADER, TOKEN_HEADER
 
 # A request whose connection failed before its reply came (a dropped keep-alive connection, a reset)
 # is sent again, up to this many times in all, on a fresh connection: every request is safe to repeat
@@ -28,6 +28,10 @@ class ToolServerError(Exception):
     """The tool server could not answer: an infrastructure error, never a model failure."""
 
 
+class ToolServerBusy(ToolServerError):
+    """The tool server holds as many live calls as it may (429): a new one must wait."""
+
+
 def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
     """Synchronous health check, for use before any event loop exists (e.g. at collection)."""
     import urllib.error
@@ -41,7 +45,7 @@ def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
 
 
 class ToolClient:
-    def __init__(self, base_url: str, timeout: float = 30.0, connections: int = 64):
+    def __init__(self, base_url: str, timeout: float = 30.0, connections: int = 64, token: str | None = None):
         import aiohttp  # here, not at module import: aiohttp builds SSL contexts on import (0.3 s),
         # which a process that never plays a call (--collect-only, a rescore) should not pay
 
@@ -50,6 +54,7 @@ class ToolClient:
         self._dropped = aiohttp.ClientConnectionError  # ServerDisconnectedError, resets, refused connections
         self._connections = connections
         self.base_url = base_url.rstrip("/")
+        self._token = {TOKEN_HEADER: token} if token else {}  # a server started with a token wants it
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._http: aiohttp.ClientSession | None = None
 
@@ -96,7 +101,7 @@ class ToolClient:
 
     async def _send(self, method: str, path: str, call_id: str, body: str | None = None,
                     with_headers: bool = False, request_id: str | None = None) -> Any:
-        headers = {CALL_ID_HEADER: call_id}
+        headers = {CALL_ID_HEADER: call_id, **self._token}
         if body is not None:
             headers["Content-Type"] = "application/json"
         if request_id is not None:
@@ -123,7 +128,8 @@ class ToolClient:
             raise ToolServerError(f"{method} {path} -> HTTP {status}, not JSON: {text[:300]}") from None
         if status >= 400:  # the model's own mistakes are 200 envelopes; anything else is infrastructure
             detail = payload.get("caller_safe_message") if isinstance(payload, dict) else payload
-            raise ToolServerError(f"{method} {path} -> HTTP {status}: {detail}")
+            error = ToolServerBusy if status == 429 else ToolServerError
+            raise error(f"{method} {path} -> HTTP {status}: {detail}")
         return (payload, response_headers) if with_headers else payload
 
     async def aclose(self) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_callm.toolserver.calldb import TOKEN_ENV
 from pytest_callm.toolserver.client import ToolServerError
 
 if TYPE_CHECKING:
@@ -47,9 +48,11 @@ class ToolServer:
     ENTRY = "pytest_callm.toolserver.server"
 
     def __init__(self, packs: dict[str, Pack], port: int = 0, data_dir: Path | None = None, *,
-                 entry: str = ENTRY, extra_args: Iterable[str] = ()):
+                 entry: str = ENTRY, extra_args: Iterable[str] = (), token: str | None = None):
         """`entry`: the module run as the child (its `main` takes this one's options plus
-        `extra_args`, and serves with mounts of its own)."""
+        `extra_args`, and serves with mounts of its own). `token`: the child serves its call routes
+        only to requests carrying it (`calldb.TOKEN_HEADER`); it is passed in the child's environment."""
+        self.token = token
         self.pack_dirs = [p.root for p in packs.values()]
         self.entry = entry
         self.extra_args = list(extra_args)
@@ -71,7 +74,10 @@ class ToolServer:
         for d in self.pack_dirs:
             cmd += ["--pack", str(Path(d).resolve())]
         began = time.monotonic()
-        self._proc = proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+        if self.token is not None:
+            env[TOKEN_ENV] = self.token
+        self._proc = proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         ready: list[str] = []
         reader = threading.Thread(target=lambda: ready.append(proc.stdout.readline()), daemon=True)
         reader.start()

@@ -25,6 +25,7 @@ server's paths).
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import re
@@ -46,7 +47,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from pytest_callm.toolserver.calldb import (AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL, REPLIES_TABLE,
-                                            REQUEST_HEADER, SERVER_KEEPALIVE_S, CallStore, TooManyCalls, valid_call_id)
+                                            REQUEST_HEADER, SERVER_KEEPALIVE_S, TOKEN_ENV, TOKEN_HEADER, CallStore,
+                                            TooManyCalls, valid_call_id)
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
@@ -230,11 +232,17 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
-               max_live_calls: int = MAX_LIVE_CALLS) -> FastAPI:
+               max_live_calls: int = MAX_LIVE_CALLS, token: str | None = None) -> FastAPI:
+    """The app. With `token`, the call routes (`/packs/...`) answer only requests carrying it in
+    `TOKEN_HEADER` (403 otherwise); `/health` and mounted routes check their own callers."""
     stores = {name: CallStore(pack, data_dir, max_live_calls) for name, pack in packs.items()}
     app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
     def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
+        if token is not None and not hmac.compare_digest(request.headers.get(TOKEN_HEADER, "").encode(),
+                                                         token.encode()):
+            return _reply(403, envelope(False, None, "forbidden", f"the call routes of this server need its "
+                                                                  f"token in {TOKEN_HEADER}"))
         pack_name = request.path_params["pack_name"]
         store = stores.get(pack_name)
         if store is None:
@@ -388,7 +396,8 @@ class _ScratchDir:
 
 
 def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: bool = True,
-          data_dir: Path | None = None, mounts: Iterable[Mount] = (), max_live_calls: int = MAX_LIVE_CALLS) -> None:
+          data_dir: Path | None = None, mounts: Iterable[Mount] = (), max_live_calls: int = MAX_LIVE_CALLS,
+          token: str | None = None) -> None:
     """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
 
     Call databases live in `data_dir` when given (kept afterwards, for debugging), else in a scratch
@@ -406,7 +415,7 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls), log_level="warning",
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls, token), log_level="warning",
                                 access_log=False, lifespan="off", timeout_keep_alive=SERVER_KEEPALIVE_S)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -449,7 +458,8 @@ def announce_ready(url: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = server_arguments("pytest-callm tool server (started by the plugin)").parse_args(argv)
-    serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir, max_live_calls=args.max_live_calls)
+    serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir, max_live_calls=args.max_live_calls,
+          token=os.environ.get(TOKEN_ENV) or None)
 
 
 if __name__ == "__main__":
