@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -139,9 +140,13 @@ def main(argv: list[str] | None = None) -> int:
 
             packs = PackRegistry(industries)
             dirs = [packs.get(n).root for n in packs.names()]  # load and check every pack first
-            serve(dirs, args.port, watch_stdin=False, max_live_calls=args.max_live_calls,
+            from pytest_callm.toolserver.calldb import TOKEN_ENV
+
+            token = os.environ.get(TOKEN_ENV) or None  # set it here and for the runs that use this server
+            serve(dirs, args.port, watch_stdin=False, max_live_calls=args.max_live_calls, token=token,
                   announce=lambda url: print(f"tool server for {', '.join(packs.names())} at {url} "
-                                             "(Ctrl-C stops it)", flush=True))
+                                             f"({'its call routes need $' + TOKEN_ENV if token else 'no token: any local user can reach its calls'}; "
+                                             "Ctrl-C stops it)", flush=True))
             return 0
     except (PackError, TaskError) as e:
         print(e, file=sys.stderr)

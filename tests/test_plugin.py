@@ -251,6 +251,26 @@ def test_a_running_tool_server_can_be_shared(project, tmp_path):
     project.runpytest(ORACLE, "-k", "C2-E1 or C2-E2").assert_outcomes(passed=10)
 
 
+def test_a_shared_tool_server_with_a_token_serves_the_runs_that_hold_it(project, monkeypatch):
+    from pytest_callm.task.pack import load_pack
+    from pytest_callm.toolserver.calldb import TOKEN_ENV
+    from pytest_callm.toolserver.server import ToolServer
+
+    pack = load_pack(project.path / "industries" / "vet_clinic")
+    with ToolServer({pack.name: pack}, token="shared-secret-token") as server:
+        import httpx
+
+        refused = httpx.get(f"{server.url}/packs/vet_clinic/state", headers={"X-Call-Id": "anyone"})
+        assert refused.status_code == 403 and refused.json()["error_code"] == "forbidden"
+        without = project.runpytest_subprocess(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
+                                               "--callm-attempts=1")
+        without.assert_outcomes(failed=1)  # not scored: the server refused the run's calls (403)
+        assert "HTTP 403" in without.stdout.str()
+        monkeypatch.setenv(TOKEN_ENV, "shared-secret-token")
+        project.runpytest_subprocess(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
+                                     "--callm-attempts=1").assert_outcomes(passed=1)
+
+
 def test_an_unreachable_tool_server_is_one_usage_error(project):
     result = project.runpytest(ORACLE, "--callm-tool-server=http://127.0.0.1:9", "-k", "C2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
