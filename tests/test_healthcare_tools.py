@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import REPO, PackCall, pack_server
@@ -57,12 +59,20 @@ def verifications(state):
     return [(v["account"], v["claimed_name"], v["method"], v["outcome"]) for v in state["verifications"]]
 
 
+def tried(state, table="verifications"):
+    return [json.loads(v["tried"]) for v in state[table]]
+
+
 def test_every_verification_is_a_record_of_whom_the_details_were_checked_against(call):
     call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")
     call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")  # the same check: one row
-    # A plain failed try is no row (front_desk): an extra call the paper allows, e.g. a misheard digit.
+    # Every try is a row with the details tried (front_desk): the verifier forgives a failed one only when the
+    # caller was heard saying every value (a misheard digit, tried, then corrected), never a guess.
     assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth="1979-03-15") == "not_verified"
-    assert verifications(call.state()) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified")]
+    state = call.state()
+    assert verifications(state) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified"),
+                                    (None, "Rosa Delgado", "date_of_birth", "failed")]
+    assert tried(state)[1] == [["person", "Rosa Delgado"], ["date", "1979-03-15"]]
 
 
 def test_a_caller_verified_as_someone_else_leaves_that_record(call):
@@ -75,7 +85,7 @@ def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
     assert call.error("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
     state = call.state()
     assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
-    assert verifications(state) == []
+    assert verifications(state) == [(None, "Daniel Cho", "date_of_birth", "failed")]  # on no record, but kept
 
 
 def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, healthcare_server):
@@ -85,7 +95,8 @@ def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, hea
     assert call.error("verify_patient", **ROSA) == "verification_locked"  # the call's tries are used up
     state = call.state()
     assert (patient(state, "P-2001")["failed_verifications"], patient(state, "P-2001")["locked"]) == (0, 0)
-    assert verifications(state) == [("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
+    assert verifications(state) == [(None, "Rosa Delgado", "date_of_birth", "failed")] * 3 + [
+        ("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
     assert Call(healthcare_server).ok("verify_patient", **ROSA)["patient_id"] == "P-2001"  # Rosa herself, next call
 
 
@@ -479,12 +490,14 @@ def test_the_tool_and_the_verifier_read_a_medication_name_alike(call, said):
         assert result["error_code"] == "not_on_medication_list"
 
 
-def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(call):
+def test_clinical_messages_need_a_verified_patient_and_each_is_a_compared_row(call):
+    assert call.error("send_clinical_message", topic="side_effect", urgency="routine", message="peeling") == "not_verified"
     call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
-    before = call.state()
     data = call.ok("send_clinical_message", topic="side_effect", urgency="same_day", message="peeling")
     assert (data["status"], data["reply_expected"]) == ("sent", "by the end of the day")
-    assert call.state() == before
+    call.ok("send_clinical_message", topic="side_effect", urgency="routine", message="peeling, again")
+    assert [(m["patient_id"], m["topic"], m["urgency"]) for m in call.state()["clinical_messages"]] == [
+        ("P-2013", "side_effect", "same_day"), ("P-2013", "side_effect", "routine")]  # a hedge is two rows
 
 
 def test_911_advice_is_recorded_in_a_compared_row_without_verification(call):
@@ -511,11 +524,11 @@ def test_medicare_balances_are_only_the_patients_share(call):
     assert [i["amount"] for i in items] == [96.3] and "Medicare-approved amount" in items[0]["description"]
 
 
-def test_escalation_is_recorded_outside_the_compared_tables(call):
+def test_an_escalation_is_a_compared_row_of_whose_call_and_why(call):
     call.ok("get_office_info", office="Hoboken", topic="hours")
-    before = call.state()
+    assert call.state()["escalations"] == []
     assert call.ok("escalate_to_human", reason="urgent_clinical", summary="x")["status"] == "transferring"
-    assert call.state() == before
+    assert [(e["patient_id"], e["reason"]) for e in call.state()["escalations"]] == [(None, "urgent_clinical")]
 
 
 # --- the text-message rule and the paper's point, through the engine and the verifier ------------
@@ -579,7 +592,7 @@ def test_the_oracle_passes_a_task_and_every_task_requires_or_forbids_texts(engin
         assert required != ("send_text_message" in t.forbidden_tools), path
 
 
-def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
+def test_an_unrequested_text_fails_the_tool_and_database_gates(engine):
     task, pack = _task(engine, "C1-E1")  # Rosa declines the text
     plan = _before_end(plan_answer_key(task, pack), PlannedCall(
         "send_text_message", {"message_type": "appointment_confirmation", "appointment_id": "A-1010"}, None, None,
@@ -587,15 +600,15 @@ def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
     trajectory = _play(engine, task, ScriptedModel(plan))
     assert any(c.name == "send_text_message" for c in trajectory.tool_calls)
     verdict = verify(task, pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}  # a text leaves no compared row
-    assert "send_text_message" in verdict.explain()
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}  # forbidden, and a row on record
+    assert "send_text_message" in verdict.explain() and "text_messages: extra row" in verdict.explain()
 
 
-def test_a_required_text_left_out_fails_the_tool_gate_alone(engine):
+def test_a_required_text_left_out_fails_the_tool_and_database_gates(engine):
     task, pack = _task(engine, "C1-M4")  # Yvonne asks for a text that she is on the waitlist
     plan = [c for c in plan_answer_key(task, pack) if c.name != "send_text_message"]
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     assert "send_text_message" in verdict.explain()
 
 
