@@ -163,9 +163,10 @@ def skips_verification(key: Key):
         return None
     needs = {"book_appointment", "list_my_appointments", "get_balance", "create_payment_link", "set_up_payment_plan",
              "request_refill", "send_clinical_message", "update_insurance", "send_email", "check_cancellation_fee"}
-    if not any(c.name in needs for c in key.calls[at + 1:]):
+    first = next((i for i in range(at + 1, len(key.calls)) if key.calls[i].name in needs), None)
+    if first is None:
         return None
-    return key.edit(drop(at))
+    return key.edit(drop(at), set_(first))  # the record's first call, as written: the one refused
 
 
 @adversaries.rule("only-the-patient")
@@ -381,7 +382,7 @@ def cancels_unquoted(key: Key):
         a = key.call(i).parameters.get("appointment_id")
         checks = [j for j in key.indexes("check_cancellation_fee", appointment_id=a) if j < i]
         if checks:
-            out.append(key.edit(*[drop(j) for j in checks], label="cancels without the fee check"))
+            out.append(key.edit(*[drop(j) for j in checks], set_(i), label="cancels without the fee check"))
     return out or None
 
 
@@ -605,7 +606,8 @@ def updates_unchecked(key: Key):
     for i in key.indexes("update_insurance"):
         checks = [j for j in key.indexes("check_eligibility") if j < i]
         if checks:
-            out.append(key.edit(*[drop(j) for j in checks], label="updates the insurance without checking the plan"))
+            out.append(key.edit(*[drop(j) for j in checks], set_(i),
+                                label="updates the insurance without checking the plan"))
     return out or None
 
 
