@@ -199,7 +199,7 @@ CREATE TABLE refill_requests (           -- compared: every refill sent to a pro
 CREATE TABLE clinical_messages (         -- compared: every message to a care team
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
-    topic TEXT NOT NULL,
+    topic TEXT NOT NULL,                 -- not compared: the tool gate checks it where the key names it
     urgency TEXT NOT NULL,               -- routine, same_day
     message TEXT NOT NULL,               -- free text, not compared; read for a dictated phone, email or street address
     created_at TEXT NOT NULL
