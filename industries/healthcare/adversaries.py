@@ -552,6 +552,15 @@ def waitlist_otherwise(key: Key):
     return out or None
 
 
+@adversaries.rule("new-patient-visit-types")
+def new_patient_waits_for_a_follow_up(key: Key):
+    """puts someone without a chart on the waitlist for a visit only a patient on file can have"""
+    at, _ = _verified(key)
+    return [key.edit(set_(i, visit_type="follow_up"), label="waitlists a new patient for a follow-up")
+            for i in key.indexes("add_to_waitlist")
+            if key.call(i).parameters.get("full_name") and (at is None or at > i)] or None
+
+
 def _carriers_in(key: Key, text: str) -> list[str]:
     """The insurance carriers a text names, as written there."""
     found = []
