@@ -5,11 +5,18 @@ prompt meets the same rule in a tool result:
 - identity before any account-bound action: an existing patient's appointments, balance,
   insurance, refills and clinical messages need `verify_patient` (full name and date of birth; a
   minor's guardian by name) to have succeeded in this call;
-- every verification and every refused try is recorded (`verifications`, through
+- every identity try is recorded with the details tried (`verifications`, through
   pytest_callm.front_desk); three failed tries in a call end verification for the call; a failed
   try counts on the chart its name and date of birth pull (never on a name alone), and a chart
-  reaching three is locked until staff unlock it (`account_locked`, even with the right details);
-- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`);
+  reaching three is locked until staff unlock it (`account_locked`, even with the right details,
+  and for any other date tried under that name in the same call);
+- every look at a chart other than the verified caller's own is recorded (`record_access`: the
+  new-patient search of book_new_patient_visit); a verified caller who is not the patient is
+  flagged on the chart and the verification ends (`flag_not_the_patient`, `privacy_flags`);
+- every write lands in a compared table (texts, emails, payment links, refills and prescriptions,
+  care-team messages, escalations included), so a duplicate, a hedge or a substitute is a row;
+- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`,
+  with the business acts done earlier in the call);
 - a new patient books a new-patient visit or a cosmetic consultation without a chart;
 - a slot must be open (not booked, not held by another caller, not past), of the right practice
   (medical or cosmetic) and at least as long as the visit;
@@ -716,6 +723,8 @@ def set_up_payment_plan(ctx: ToolContext, months: int) -> dict:
 
 @tools.tool
 def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = None) -> dict:
+    """A compared `refill_requests` row that takes one refill off the compared prescription: a refill
+    asked twice, or of a medication the caller never named, is on record. The pharmacy is free text."""
     patient = _patient(ctx)
     # The verifier's own reading of the `medication` table (pack.json aliases and alias_ignore): brand
     # or generic, any dosage form, strength or salt, is one drug on both sides, and another drug never is.
@@ -742,6 +751,9 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
 
 @tools.tool
 def send_clinical_message(ctx: ToolContext, topic: str, urgency: str, message: str) -> dict:
+    """A compared `clinical_messages` row (whose, how urgent): one message for one question, so a second
+    one, or one of each urgency, is a row the right answer lacks. The message is free text, read by the
+    verifier for a phone number, an email or a street address (pack.json free_text)."""
     patient = _patient(ctx)
     cur = ctx.db.execute("INSERT INTO clinical_messages (patient_id, topic, urgency, message, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient["id"], topic, urgency, message, _stamp(ctx)))
