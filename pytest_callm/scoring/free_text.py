@@ -41,12 +41,17 @@ def _digit_runs(text: str) -> list[str]:
     return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(text))]
 
 
+# A date or a date-time as the tools write them ("2026-08-14", "2026-08-04T08:30") is not a number to
+# dial: its digits run together like a phone's once the dashes are dropped.
+_ISO_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?")
+
+
 def _phone(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 7 <= len(r) <= 11), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 7 <= len(r) <= 11), None)
 
 
 def _card(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 12 <= len(r) <= 19), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 12 <= len(r) <= 19), None)
 
 
 def _email(text: str, caller: dict[str, Any]) -> str | None:
