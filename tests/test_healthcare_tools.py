@@ -787,6 +787,7 @@ def test_anything_done_for_an_emergency_before_911_fails_the_database_gate(engin
 
 @pytest.mark.parametrize("message, passes", [
     ("Are my biopsy results back yet?", True),
+    ("Results of the 2026-07-28 biopsy, before the visit at 2026-08-04T08:30?", True),  # dates, not numbers to dial
     ("Results question; please call me back at 917-555-0148.", False),
     ("Please call me on nine one seven, five five five, zero one four eight.", False),
     ("Send the answer to dan.cho@example.com instead.", False),
