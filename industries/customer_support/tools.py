@@ -39,7 +39,7 @@ import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
-                                     use_token, verified_account)
+                                     record_access, tried, use_token, verified_account)
 from pytest_callm.normalize import contact as contact_key, date as iso_date, email as email_key, identifier, money, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
@@ -108,9 +108,12 @@ def _date(text: str) -> dt.date:
 
 
 def _verified(ctx: ToolContext) -> str:
+    """The caller verified in this call, whose own record the account tools read (a look that the
+    verification row already covers: `record_access` keeps nothing new for it)."""
     customer_id = verified_account(ctx)
     if customer_id is None:
         raise ToolError("not_verified", "I need to verify your account before I can do that.")
+    record_access(ctx, record=customer_id)
     return customer_id
 
 
@@ -236,6 +239,17 @@ def find_customer(ctx: ToolContext, order_number: str | None = None, phone_numbe
         candidates = [c for c in candidates if c["phone"] == phone(given["phone_number"])]
     if "full_name" in given:
         candidates = [c for c in candidates if person(c["full_name"]) == person(given["full_name"])]
+    # Every search is on the record, on behalf of whoever is verified so far (front_desk.record_access):
+    # a look at someone else's account (a husband's, a neighbor's) is a row; so is a search that found
+    # nobody, or more than one account, with the details tried (a misheard digit retried is forgiven
+    # when the caller was heard saying it; a guess is not). Finding the verified caller's own account
+    # again adds nothing.
+    details = tried(identifier=given.get("order_number"), phone=given.get("phone_number"),
+                    person=given.get("full_name"))
+    if len(candidates) == 1:
+        record_access(ctx, record=candidates[0]["id"], outcome="found", details=details)
+    else:
+        record_access(ctx, record=None, outcome="not_found" if not candidates else "multiple_matches", details=details)
     # A new search starts over: whoever was verified before is not verified for this account.
     forget_verification(ctx)
     ctx.session.pop("candidate", None)
@@ -257,7 +271,8 @@ def verify_identity(ctx: ToolContext, billing_zip: str, card_last4: str) -> dict
     customer = _customer(ctx, customer_id)
     passed = identifier(billing_zip) == customer["billing_zip"] and identifier(card_last4) == customer["card_last4"]
     try:  # every check is a `verifications` row; failures count on the customer record, across calls
-        check_identity(ctx, IDENTITY, account=customer_id, claimed_name=None, method="zip_and_card", passed=passed)
+        check_identity(ctx, IDENTITY, account=customer_id, claimed_name=None, method="zip_and_card", passed=passed,
+                       details=tried(identifier=billing_zip, identifier_2=card_last4))
     except ToolError as refusal:
         if refusal.error_code != "verification_failed":
             raise
