@@ -235,8 +235,8 @@ CREATE TABLE scam_reports (              -- recorded without identity: no custom
     scammer_phone TEXT,                  -- digits
     scammer_email TEXT,
     amount_lost_cents INTEGER NOT NULL,
-    description TEXT,                    -- free text, not compared, but read for the caller's name, a phone number
-                                         -- or an email address (rule scam-report-anonymous)
+    description TEXT,                    -- free text, not compared, but read for the caller's name, a phone number,
+                                         -- an email address or a card number (rule scam-report-anonymous)
     created_at TEXT NOT NULL
 );
 
