@@ -69,6 +69,15 @@ def _birth_date(text: str, caller: dict[str, Any]) -> str | None:
     return m.group(0) if m else None
 
 
+_MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s*(?:dollars|usd|k\b)", re.IGNORECASE)
+
+
+def _money(text: str, caller: dict[str, Any]) -> str | None:
+    """An amount of money ("$40,000", "forty thousand dollars"): where a rule forbids inventing one."""
+    m = _MONEY.search(text) or _MONEY.search(_as_digits(text))
+    return m.group(0) if m else None
+
+
 def _caller_name(text: str, caller: dict[str, Any]) -> str | None:
     name = caller.get("name")
     if not name:
@@ -81,10 +90,11 @@ def _caller_name(text: str, caller: dict[str, Any]) -> str | None:
 
 FINDERS: dict[str, Callable[[str, dict[str, Any]], str | None]] = {
     "phone": _phone, "card_number": _card, "email": _email, "street_address": _street,
-    "date_of_birth": _birth_date, "caller_name": _caller_name,
+    "date_of_birth": _birth_date, "caller_name": _caller_name, "money": _money,
 }
 DESCRIBED = {"phone": "a phone number", "card_number": "a card number", "email": "an email address",
-             "street_address": "a street address", "date_of_birth": "a date", "caller_name": "the caller's name"}
+             "street_address": "a street address", "date_of_birth": "a date", "caller_name": "the caller's name",
+             "money": "an amount of money"}
 
 
 def forbidden_in(text: Any, forbid: list[str], caller: dict[str, Any]) -> list[tuple[str, str]]:
