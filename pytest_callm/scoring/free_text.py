@@ -20,8 +20,11 @@ from pytest_callm.phone.spoken_numbers import find_numbers
 _STREET = re.compile(
     r"\b\d{1,6}\s+(?:[a-z0-9']+\s+){0,3}(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|"
     r"way|place|pl|terrace|parkway|pkwy|highway|hwy|circle|cir|square|sq)\b", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+\s*(?:@|\bat\b)\s*[\w-]+(?:\s*(?:\.|\bdot\b)\s*[\w-]+)+", re.IGNORECASE)
+# An address written ("ana.ruiz@example.com") or spoken ("ana ruiz at example dot com"). A written dot
+# touches its words: "call her back at home. Thanks" is a sentence, not an address.
+_EMAIL = re.compile(r"[\w.+-]+(?:\s*@\s*|\s+at\s+)[\w-]+(?:(?:\.|\s+dot\s+)[\w-]+)+", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_DATE_IN_TEXT = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")  # a date, or the day of a date-time
 _MONTH_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
                          r"\s+\d{4}\b", re.IGNORECASE)
 
@@ -37,8 +40,9 @@ def _as_digits(text: str) -> str:
 
 
 def _digit_runs(text: str) -> list[str]:
-    """Digit runs, separators inside a number (spaces, dashes, dots, brackets) dropped."""
-    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(text))]
+    """Digit runs, separators inside a number (spaces, dashes, dots, brackets) dropped. An ISO date
+    ("2026-08-19") is a date, not a run of eight digits."""
+    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(_DATE_IN_TEXT.sub(" ", text)))]
 
 
 def _phone(text: str, caller: dict[str, Any]) -> str | None:
