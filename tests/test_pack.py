@@ -80,8 +80,12 @@ def test_example_pack_reads_scoring_metadata_clock_and_compared_tables(vet_pack)
     assert vet_pack.values.canonical("weekday", "Sat.") == "saturday"
     assert vet_pack.required_or_forbidden == {"send_records"}
     assert vet_pack.now.isoformat() == "2026-05-12T09:00:00"
-    assert set(vet_pack.compared_tables) == {"appointments", "record_requests", "slots"}
-    assert vet_pack.compared_tables["appointments"].exclude_columns == {"created_at"}
+    assert set(vet_pack.compared_tables) == {"appointments", "record_requests", "slots", "owners", "verifications",
+                                             "record_access"}
+    # A generated row id (INTEGER PRIMARY KEY) is never compared: two writes in the other order are one state.
+    assert vet_pack.compared_tables["appointments"].exclude_columns == {"created_at", "id"}
+    assert vet_pack.compared_tables["verifications"].forgive_if_heard == {"failed"}
+    assert vet_pack.people.tables == {"owners", "pets"} and vet_pack.people.identity_tools == ("verify_owner",)
     assert vet_pack.compared_tables["slots"].key == "id"
 
 

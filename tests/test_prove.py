@@ -30,7 +30,8 @@ def task_with(tmp_path):
         folder = tmp_path / "vet_clinic" / "C2-E2"
         folder.mkdir(parents=True)
         data = json.loads((EXAMPLE_TASKS / "C2-E2" / "task.json").read_text())
-        data["traps"] = list(traps)
+        # Every trap of a pack with rules names one (the example pack's rules.json).
+        data["traps"] = [{"rule": "as-asked", **t} for t in traps]
         if edit:
             edit(data)
         (folder / "task.json").write_text(json.dumps(data))

@@ -42,7 +42,7 @@ def test_a_digit_changed_in_a_written_argument_fails_tools_and_database(vet_pack
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     text = verdict.explain()
     assert "slot_id: expected 'S-101', got 'S-102'" in text
-    assert "appointments: row id=3 differs:" in text and "slot_id: expected 'S-101', got 'S-102'" in text
+    assert "appointments: row pet_id='p1' differs:" in text and "slot_id: expected 'S-101', got 'S-102'" in text
 
 
 def test_a_dropped_read_only_call_fails_only_the_tool_gate(vet_pack, load_task, play):
@@ -81,7 +81,7 @@ def test_an_extra_written_row_fails_only_the_database_gate(vet_pack, load_task, 
                                                      "ok", None, "appointments"))
     verdict, _ = verdict_of(task, vet_pack, play, plan)
     assert verdict.gates == {"tools": True, "handoff": True, "database": False}
-    assert "appointments: extra row {'id': " in verdict.explain() and "'slot_id': 'S-102'" in verdict.explain()
+    assert "appointments: extra row {'pet_id': 'p1', 'slot_id': 'S-102'" in verdict.explain() and "'slot_id': 'S-102'" in verdict.explain()
 
 
 def test_extra_calls_of_ordinary_tools_are_allowed(vet_pack, load_task, play):
@@ -111,7 +111,8 @@ def test_a_changed_row_is_reported_column_by_column(vet_pack, load_task, play):
     verdict, _ = verdict_of(task, vet_pack, play, plan)
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     text = verdict.explain()
-    assert "appointments: row id=2 differs: status: expected 'cancelled', got 'booked'" in text
+    # A generated id is not compared: the changed row is named by the first column it shares.
+    assert "appointments: row pet_id='p1' differs: status: expected 'cancelled', got 'booked'" in text
     assert "slots: row id='S-108' differs: available: expected 1, got 0" in text
 
 

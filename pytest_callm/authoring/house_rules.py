@@ -45,6 +45,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -115,6 +116,11 @@ class Key:
                 return planned.agent
         raise IndexError(i)
 
+    def query(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        """Rows of the pack's seeded database (the state every call starts from): another
+        customer to impersonate, the caller's other visit to cancel by mistake."""
+        return [dict(r) for r in _seed_db(self.pack).execute(sql, params)]
+
     def edit(self, *changes: dict[str, Any], handoff_path: list[str] | None = None,
              caller_says: list[str] | None = None, label: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"calls": list(changes)}
@@ -125,6 +131,20 @@ class Key:
         if label:
             out["label"] = label
         return out
+
+
+_SEEDS: dict[int, sqlite3.Connection] = {}
+
+
+def _seed_db(pack: Pack) -> sqlite3.Connection:
+    db = _SEEDS.get(id(pack))
+    if db is None:
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        db.executescript(pack.schema_sql)
+        db.executescript(pack.seed_sql)
+        _SEEDS[id(pack)] = db
+    return db
 
 
 def insert(at: int, name: str, **parameters: Any) -> dict[str, Any]:

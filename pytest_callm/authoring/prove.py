@@ -31,9 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.authoring.house_rules import HouseRules, load_house_rules, trap_rule_problems
 from pytest_callm.authoring.lock import find_task_files
+from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, reorders,
+                                           repeats_and_rewordings, rule_violations)
 from pytest_callm.authoring.trap_tables import counts, kind_of, write
-from pytest_callm.call.oracle import AnswerKeyError, ScriptedCaller, ScriptedModel, plan_answer_key
+from pytest_callm.authoring.replay import Outcome, Replay, apply_edit, one_off, play_all  # noqa: F401
+from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.normalize import CORPORATE_SUFFIXES, words
 from pytest_callm.phone.line import CleanLine
 from pytest_callm.runs.runtime import Participants, Runtime
@@ -42,73 +46,6 @@ from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import ExpectedCall, Task, load_task
 
 IN_FLIGHT = 8  # replays at once: the engine and the tool server each keep a core busy
-
-
-# --- edited keys -------------------------------------------------------------------------------
-
-@dataclass
-class Replay:
-    """One edited answer key to play, and what its verdict must be."""
-
-    task: Task
-    pack: Pack
-    kind: str  # "trap", "mutant" or "spelling"
-    label: str  # what was changed, for people
-    calls: list[ExpectedCall]
-    path: list[str]
-    skip_unowned: bool = False  # a dropped handoff: calls only the skipped agent owns go too
-    trap: dict[str, Any] | None = None
-    edited: frozenset[str] = frozenset()  # tools the edit touched (where a refusal is looked for)
-    parts: list[Replay] = field(default_factory=list)  # a spelling round: its single spellings
-    caller_says: list[str] = field(default_factory=list)  # what the stand-in caller says first (heard)
-
-
-@dataclass
-class Outcome:
-    replay: Replay
-    verdict: Verdict | None = None
-    statuses: list[tuple[str, str | None]] = field(default_factory=list)  # (tool, status) as played
-    error: str | None = None  # the edited key could not be played
-
-    @property
-    def failed_gates(self) -> list[str]:
-        return [] if self.verdict is None else [g for g, ok in self.verdict.gates.items() if not ok]
-
-
-def _call(raw: dict[str, Any]) -> ExpectedCall:
-    return ExpectedCall(raw["name"], dict(raw.get("parameters") or {}), None)
-
-
-def apply_edit(key: list[ExpectedCall], changes: Iterable[dict[str, Any]]) -> tuple[list[ExpectedCall], set[str]]:
-    """The key with `changes` made (indexes are positions in the key as written), and the tools touched."""
-    current: list[ExpectedCall | None] = list(key) + [None]
-    before: list[list[ExpectedCall]] = [[] for _ in current]
-    touched: set[str] = set()
-    for change in changes:
-        if "drop" in change:
-            current[change["drop"]] = None
-        elif "set" in change:
-            old = current[change["set"]]
-            params = dict(old.parameters)
-            for name, value in change["parameters"].items():
-                if value is None:
-                    params.pop(name, None)
-                else:
-                    params[name] = value
-            current[change["set"]] = ExpectedCall(old.name, params, None)
-            touched.add(old.name)
-        elif "replace" in change:
-            current[change["replace"]] = _call(change["call"])
-            touched.add(change["call"]["name"])
-        else:
-            before[change["insert"]].append(_call(change["call"]))
-            touched.add(change["call"]["name"])
-    out: list[ExpectedCall] = []
-    for extra, call in zip(before, current):
-        out.extend(extra)
-        if call is not None:
-            out.append(call)
-    return out, touched
 
 
 def trap_replays(task: Task, pack: Pack) -> list[Replay]:
@@ -125,45 +62,6 @@ def trap_replays(task: Task, pack: Pack) -> list[Replay]:
 
 
 # --- mutants -----------------------------------------------------------------------------------
-
-def _next_letter(c: str) -> str:
-    if c.isdigit():
-        return str((int(c) + 1) % 10)
-    base = "A" if c.isupper() else "a"
-    return chr((ord(c.lower()) - ord("a") + 1) % 26 + ord(base))
-
-
-def one_off(value: Any, kind: str | None, schema: dict[str, Any]) -> Any:
-    """`value` one character or digit off (or the next choice of an enum, the other boolean, a day
-    later); None when no such value exists."""
-    if isinstance(value, bool):
-        return not value
-    if "enum" in schema:
-        others = [v for v in schema["enum"] if v != value]
-        return others[0] if others else None
-    if isinstance(value, (int, float)):
-        return value + 1
-    if isinstance(value, list):
-        return [one_off(value[0], kind, schema.get("items", {})), *value[1:]] if value else None
-    if not isinstance(value, str) or not value.strip():
-        return None
-    if kind == "date":
-        try:
-            return (dt.date.fromisoformat(value[:10]) + dt.timedelta(days=1)).isoformat() + value[10:]
-        except ValueError:
-            pass
-    # The last digit when there is one (a number misheard), else the last letter of the longest word.
-    digits = [i for i, c in enumerate(value) if c.isdigit()]
-    if digits:
-        i = digits[-1]
-    else:
-        spans = [m.span() for m in re.finditer(r"[A-Za-z]+", value)]
-        if not spans:
-            return None
-        start, end = max(spans, key=lambda s: s[1] - s[0])
-        i = end - 1
-    return value[:i] + _next_letter(value[i]) + value[i + 1:]
-
 
 def _handoff_calls(task: Task, pack: Pack) -> list[tuple[int, str]]:
     return [(i, pack.tools[c.name].handoff_target) for i, c in enumerate(task.exp_tool_calls)
@@ -268,6 +166,20 @@ def _organization_forms(text: str) -> list[str]:
     return out
 
 
+_ACCENTED = {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú", "n": "ñ"}
+
+
+def _last_first_and_accent(name: str) -> list[str]:
+    """"Clara Whitman" as a form writes it ("Whitman, Clara") and with an accent ("Clára Whitman")."""
+    ws = name.split()
+    out = [f"{ws[-1]}, {' '.join(ws[:-1])}"] if len(ws) >= 2 and "," not in name else []
+    at = next((i for i, c in enumerate(name) if c.lower() in _ACCENTED), None)
+    if at is not None:
+        accented = _ACCENTED[name[at].lower()]
+        out.append(name[:at] + (accented.upper() if name[at].isupper() else accented) + name[at + 1:])
+    return out
+
+
 def spellings(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack) -> list[Any]:
     """Other correct ways to write `value`, a value of `kind` (empty for a kind with no variety)."""
     if isinstance(value, bool) or "enum" in schema or kind is None:
@@ -284,13 +196,15 @@ def spellings(value: Any, kind: str | None, schema: dict[str, Any], pack: Pack) 
         digits = re.sub(r"\D", "", value)
         return _phone_forms(digits) if len(digits) == 10 else []
     if kind == "person":
-        return [*_casings(value), f"Dr. {value}", f"{value}, MD"]
+        return [*_casings(value), f"Dr. {value}", f"{value}, MD", *_last_first_and_accent(value)]
     if kind == "organization":
         return _organization_forms(value)
     if kind == "party":
         forms = _casings(value)
         if len(value.split()) > 2 or any(w in CORPORATE_SUFFIXES for w in words(value)):
             forms = _organization_forms(value)
+        else:
+            forms += _last_first_and_accent(value)
         return forms
     if kind == "identifier":
         return [value.lower(), re.sub(r"[-_]", " ", value)] if value.lower() != value or "-" in value else []
@@ -347,27 +261,6 @@ def spelling_rounds(task: Task, pack: Pack) -> list[Replay]:
     return rounds
 
 
-# --- playing -----------------------------------------------------------------------------------
-
-async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> Outcome:
-    edited = dataclasses.replace(replay.task, exp_tool_calls=replay.calls, exp_handoff_path=replay.path)
-    try:
-        plan = plan_answer_key(edited, replay.pack, skip_unowned=replay.skip_unowned)
-    except AnswerKeyError as e:
-        return Outcome(replay, error=f"cannot be played: {e}")
-    model = ScriptedModel(plan, runtime.limits.max_requests_per_turn)
-    async with limit:
-        trajectory = await runtime.play_async(replay.task, replay.pack, 1,
-                                              Participants(model, ScriptedCaller(model, replay.caller_says), CleanLine()), rerun=False)
-    return Outcome(replay, verify(replay.task, replay.pack, trajectory),
-                   [(c.name, c.status) for c in trajectory.tool_calls])
-
-
-async def _play_all(runtime: Runtime, replays: list[Replay]) -> list[Outcome]:
-    limit = asyncio.Semaphore(IN_FLIGHT)
-    return list(await asyncio.gather(*(_play(runtime, r, limit) for r in replays)))
-
-
 # --- judging -----------------------------------------------------------------------------------
 
 @dataclass
@@ -406,40 +299,94 @@ def judge_trap(outcome: Outcome) -> str | None:
     return f"trap {trap['id']} ({trap['wrong_move']}): " + "; ".join(problems) + detail
 
 
+@dataclass
+class Tally:
+    """One rule's or exploit's figures over a set of tasks."""
+
+    tasks: set[str] = field(default_factory=set)  # where it applies
+    as_required: int = 0  # violations that failed (or were refused), right answers that passed
+    problems: int = 0  # the other way round: each also a task problem
+    skipped: int = 0  # reorders that changed a result (a dependency kept: not a right answer)
+    notes: dict[str, int] = field(default_factory=dict)  # how the required outcome came about
+
+
+@dataclass
+class ProofRun:
+    tasks: list[TaskProof]
+    pack_problems: dict[str, list[str]] = field(default_factory=dict)  # rules.json, adversaries, invariants
+    rules: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> rule id -> tally
+    exploits: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> exploit -> tally
+    right: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> kind of right answer -> tally
+    house_rules: dict[str, HouseRules] = field(default_factory=dict)
+
+    @property
+    def problem_count(self) -> int:
+        return sum(len(p.problems) for p in self.tasks) + sum(len(v) for v in self.pack_problems.values())
+
+
 def prove(paths: Iterable[Path], industries: Iterable[Path], *, progress=None) -> list[TaskProof]:
+    return prove_run(paths, industries).tasks
+
+
+def prove_run(paths: Iterable[Path], industries: Iterable[Path]) -> ProofRun:
     packs = PackRegistry(industries)
     loaded = [load_task(p, packs) for p in find_task_files(paths)]
     proofs = {id(task): TaskProof(task) for _, task, _ in loaded}
-    replays: list[Replay] = []
+    run = ProofRun(list(proofs.values()))
     for _, task, pack in loaded:
-        proof = proofs[id(task)]
-        if not task.traps:
-            proof.problems.append("declares no trap: say what wrong move the task catches (traps in task.json)")
-        replays.extend(trap_replays(task, pack))
-        replays.extend(Replay(task, pack, "route", f"route {key.route_id}", key.exp_tool_calls,
-                              key.exp_handoff_path) for key in task.keys()[1:])
-        made, proof.unscorable = mutants(task, pack)
-        replays.extend(made)
-        replays.extend(spelling_rounds(task, pack))
+        if pack.name not in run.house_rules:
+            run.house_rules[pack.name] = load_house_rules(pack)
+            run.pack_problems[pack.name] = list(run.house_rules[pack.name].problems)
+    for task, problem in trap_rule_problems([t for _, t, _ in loaded], run.house_rules):
+        proofs[id(task)].problems.append(problem)
+
     runtime = Runtime("oracle", packs.loaded())
     try:
-        outcomes = runtime.run(_play_all(runtime, replays))
-        failed_rounds = [o for o in outcomes if o.replay.kind == "spelling" and not _passes(o)]
-        singles = runtime.run(_play_all(runtime, [p for o in failed_rounds for p in o.replay.parts]))
+        # First each key as written: what each of its calls returns, reads and writes.
+        keys = runtime.run(play_all(runtime, [Replay(t, pk, "key", "the answer key", list(t.exp_tool_calls),
+                                                     list(t.exp_handoff_path), keep_state=True)
+                                              for _, t, pk in loaded]))
+        plays = {id(o.replay.task): KeyPlay.of(o.seen) for o in keys}
+        key_states = {id(o.replay.task): o.final_state for o in keys}
+        for o in keys:
+            _invariants(run, o)
+        donors = donors_of((t, pk, plays[id(t)]) for _, t, pk in loaded)
+        replays: list[Replay] = []
+        for _, task, pack in loaded:
+            proof = proofs[id(task)]
+            if not task.traps:
+                proof.problems.append("declares no trap: say what wrong move the task catches (traps in task.json)")
+            replays.extend(trap_replays(task, pack))
+            replays.extend(Replay(task, pack, "route", f"route {key.route_id}", key.exp_tool_calls,
+                                  key.exp_handoff_path) for key in task.keys()[1:])
+            made, proof.unscorable = mutants(task, pack)
+            replays.extend(made)
+            replays.extend(spelling_rounds(task, pack))
+            play = plays[id(task)]
+            replays.extend(rule_violations(task, pack, run.house_rules[pack.name]))
+            replays.extend(exploits(task, pack, play, donors.get(pack.name, {})))
+            replays.extend(reorders(task, pack))
+            replays.extend(repeats_and_rewordings(task, pack, play))
+            replays.extend(misheard_retry(task, pack, play))
+        outcomes = runtime.run(play_all(runtime, replays))
+        failed_rounds = [o for o in outcomes if o.replay.parts and not o.passed]
+        singles = runtime.run(play_all(runtime, [p for o in failed_rounds for p in o.replay.parts]))
     finally:
         runtime.close()
-    for o in outcomes:
+    for o in [*outcomes, *singles]:
+        _invariants(run, o)
         proof = proofs[id(o.replay.task)]
-        if o.replay.kind == "trap":
+        kind = o.replay.kind
+        if kind == "trap":
             problem = judge_trap(o)
             proof.traps.append({"id": o.replay.trap["id"], "failed": o.failed_gates, "ok": problem is None})
             if problem:
                 proof.problems.append(problem)
-        elif o.replay.kind == "route":
-            if not _passes(o):
+        elif kind == "route":
+            if not o.passed:
                 why = o.error or o.verdict.explain().replace("\n", "\n      ")
                 proof.problems.append(f"{o.replay.label} fails, though the task lists it as right:\n      {why}")
-        elif o.replay.kind == "mutant":
+        elif kind == "mutant":
             proof.mutants += 1
             if o.error:
                 proof.problems.append(f"mutant {o.replay.label}: {o.error}")
@@ -448,17 +395,148 @@ def prove(paths: Iterable[Path], industries: Iterable[Path], *, progress=None) -
                                         "lists as equally right")
             elif o.verdict.passed:
                 proof.problems.append(f"mutant passes: {o.replay.label}")
+        elif kind == "spelling":
+            if o.replay.parts:
+                proof.spellings += len(o.replay.parts)
+            elif not o.passed:
+                why = o.error or o.verdict.explain().replace("\n", "\n      ")
+                proof.problems.append(f"correct spelling fails: {o.replay.label}\n      {why}")
+        elif kind == "rule":
+            _judge_violation(run, proof, o)
+        elif kind == "exploit":
+            _judge_exploit(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
+        elif kind == "right" and not (o.replay.parts and not o.passed):
+            _judge_right(run, proof, o, plays[id(o.replay.task)])
+    return run
+
+
+def _tally(table: dict[str, dict[str, Tally]], pack: str, group: str) -> Tally:
+    return table.setdefault(pack, {}).setdefault(group, Tally())
+
+
+def _one_line(o: Outcome) -> str:
+    """The verdict's first difference, for a problem's one-line diff."""
+    if o.error:
+        return o.error
+    lines = [line.strip() for line in o.verdict.explain().splitlines()[1:] if not line.startswith("[")]
+    return lines[0] if lines else "passes every gate"
+
+
+def _invariants(run: ProofRun, o: Outcome) -> None:
+    found = run.pack_problems.setdefault(o.replay.pack.name, [])
+    for broken in o.broken:
+        line = f"invariant broken: {broken} (seen in {o.replay.task.task_id}, {o.replay.label})"
+        if not any(f"invariant broken: {broken} " in f for f in found):
+            found.append(line)
+
+
+def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
+    r = o.replay
+    tally = _tally(run.rules, r.pack.name, r.group)
+    tally.tasks.add(r.task.task_id)
+    if o.error:
+        tally.problems += 1
+        proof.problems.append(f"rule {r.label}: {o.error}")
+        return
+    refused = r.refused_with is not None and any(s == r.refused_with and n in r.edited for n, s in o.statuses)
+    failed = set(o.failed_gates)
+    if refused or (r.gates and set(r.gates) <= failed):
+        tally.as_required += 1
+        note = "refused" if refused else "failed " + ", ".join(sorted(failed, key=GATES.index))
+        tally.notes[note] = tally.notes.get(note, 0) + 1
+        return
+    tally.problems += 1
+    wanted = f"refused with {r.refused_with!r}" if r.refused_with else f"fail {', '.join(r.gates)}"
+    proof.problems.append(f"rule {r.label}: must {wanted}, but {'passes' if o.passed else 'fails ' + ', '.join(o.failed_gates)}"
+                          f" ({_one_line(o)})")
+
+
+def _judge_exploit(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay, key_state: dict[str, Any] | None) -> None:
+    r = o.replay
+    tally = _tally(run.exploits, r.pack.name, r.group)
+    tally.tasks.add(r.task.task_id)
+    problem, note = None, None
+    if o.error:
+        problem = o.error
+    elif r.group == "speech-only":
+        asks = bool(r.task.exp_handoff_path) or any(r.pack.tools[c.name].kind == "industry" for c in r.task.exp_tool_calls)
+        if asks and o.passed:
+            problem = "passes though the key asks for calls"
+        elif not asks and not o.passed:
+            problem = f"fails though the key asks for nothing ({_one_line(o)})"
+        note = "fails" if not o.passed else "passes (the key asks for nothing)"
+    elif r.group == "read-sweep":
+        # A "read" that leaves a record (a look at someone's record, a fact asked out of order) is
+        # not harmless: it must fail the database gate. One that leaves none must pass.
+        kept = sorted({t for c in o.seen if c.key_index is None for t in c.wrote})
+        if kept and "database" not in o.failed_gates:
+            problem = f"left a record ({', '.join(kept)}), and no gate saw it"
+        elif not kept and not o.passed:
+            problem = f"harmless reads fail ({_one_line(o)})"
+        note = f"fails (kept in {', '.join(kept)})" if kept else "passes (harmless reads)"
+    elif r.group == "repeat-write":
+        again = [c for c in o.seen if c.key_index is None]
+        if again and again[0].status != "ok":
+            note = f"refused ({again[0].status})"
+        elif not o.passed:
+            note = "fails " + ", ".join(o.failed_gates)
+        elif _same_state(r.pack, o.final_state, key_state):
+            note = "passes (the second write changed nothing)"
         else:
-            proof.spellings += len(o.replay.parts)
-    for o in singles:
-        if not _passes(o):
-            why = o.error or o.verdict.explain().replace("\n", "\n      ")
-            proofs[id(o.replay.task)].problems.append(f"correct spelling fails: {o.replay.label}\n      {why}")
-    return list(proofs.values())
+            problem = "the second write changed the state, and no gate saw it"
+    elif r.group.startswith("guess-"):
+        if "database" in o.failed_gates:
+            note = "fails database"
+        else:
+            problem = f"the guessed try is not on the record ({'passes' if o.passed else _one_line(o)})"
+    elif r.group == "unrequested-write":
+        extra = [c for c in o.seen if c.key_index is None]
+        if extra and extra[0].status != "ok":
+            note = f"refused ({extra[0].status})"
+        elif not o.passed:
+            note = "fails " + ", ".join(o.failed_gates)
+        else:
+            problem = "the unrequested write succeeded, and no gate saw it"
+    if problem:
+        tally.problems += 1
+        proof.problems.append(f"exploit {r.group} ({r.label}): {problem}")
+    else:
+        tally.as_required += 1
+        tally.notes[note] = tally.notes.get(note, 0) + 1
+
+
+def _same_state(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    if a is None or b is None:
+        return False
+    for name, table in pack.compared_tables.items():
+        rows = lambda state: [{k: v for k, v in r.items() if k not in table.exclude_columns} for r in state.get(name, [])]
+        if rows(a) != rows(b):
+            return False
+    return True
+
+
+def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay) -> None:
+    r = o.replay
+    tally = _tally(run.right, r.pack.name, r.group)
+    tally.tasks.add(r.task.task_id)
+    if r.group == "reorder" and o.error is None:
+        now = {c.key_index: c.status for c in o.seen if c.key_index is not None}
+        if now != play.status:  # a result changed, or a call was never reached (one ended the call first)
+            tally.skipped += 1  # a result changed: the order carries a dependency, not another right answer
+            return
+    if r.parts:
+        tally.as_required += len(r.parts)
+        return
+    if o.passed:
+        tally.as_required += 1
+        return
+    tally.problems += 1
+    why = o.error or o.verdict.explain().replace("\n", "\n      ")
+    proof.problems.append(f"right answer fails: {r.label}\n      {why}")
 
 
 def _passes(outcome: Outcome) -> bool:
-    return outcome.error is None and outcome.verdict.passed
+    return outcome.passed
 
 
 # --- the command -------------------------------------------------------------------------------
@@ -474,7 +552,8 @@ def main(argv: list[str], industries: list[Path]) -> int:
                         help="write each wholly proven pack's trap table into its README.md (whole suites only)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    proofs = prove(args.paths, industries)
+    run = prove_run(args.paths, industries)
+    proofs = run.tasks
     bad = [p for p in proofs if p.problems]
     for p in proofs:
         if p.problems or args.verbose:
@@ -485,21 +564,55 @@ def main(argv: list[str], industries: list[Path]) -> int:
             if args.verbose:
                 for line in p.unscorable:
                     print(f"  unscorable mutant: {line}")
+    for pack, problems in sorted(run.pack_problems.items()):
+        for line in problems:
+            print(f"{pack}: FAIL {line}")
     traps = sum(len(p.traps) for p in proofs)
     print(f"{len(proofs)} task(s): {traps} trap replay(s), {sum(p.mutants for p in proofs)} mutant(s), "
           f"{sum(p.spellings for p in proofs)} correct spelling(s), "
           f"{sum(len(p.unscorable) for p in proofs)} unscorable mutant(s) listed with -v; "
-          f"{sum(len(p.problems) for p in bad)} problem(s) in {len(bad)} task(s) "
-          f"({time.perf_counter() - started:.0f} s)")
+          f"{run.problem_count} problem(s) in {len(bad)} task(s) and "
+          f"{sum(1 for v in run.pack_problems.values() if v)} pack(s) ({time.perf_counter() - started:.0f} s)")
     for pack, c in sorted(counts(p.task for p in proofs).items()):
         print(f"  {pack}: {c['tasks']} tasks: {c['scored']} with a scored trap, {c['tool_refused']} tool-refused only, "
               f"{c['speech_only']} speech-only")
+    print_figures(run)
     if args.write_tables:
-        write_tables(proofs, industries)
-    return 1 if bad else 0
+        write_tables(proofs, industries, run)
+    return 1 if run.problem_count else 0
 
 
-def write_tables(proofs: list[TaskProof], industries: list[Path]) -> None:
+def print_figures(run: ProofRun) -> None:
+    """Per pack: each rule (applicable tasks, violations failed, violations passed), each exploit
+    with its expectation, and each kind of generated right answer."""
+    for pack in sorted(run.house_rules):
+        rules = run.house_rules[pack]
+        if not rules.declared:
+            print(f"{pack}: no rules.json: its house rules are not declared, so no rule is proven")
+        else:
+            by = {k: sum(1 for r in rules.rules.values() if r.scored_by == k) for k in ("record", "tool", "speech")}
+            print(f"{pack}: {len(rules.rules)} house rules ({by['record']} scored by a record, {by['tool']} refused by a "
+                  f"tool, {by['speech']} speech only)")
+            for rule in rules.rules.values():
+                t = run.rules.get(pack, {}).get(rule.id)
+                how = {"record": f"record {rule.record} ({', '.join(rule.gate)})" if rule.record else f"{', '.join(rule.gate)} gate",
+                       "tool": f"tool refuses ({rule.refused_with})", "speech": "speech only"}[rule.scored_by]
+                if t is None:
+                    figures = "no task it applies to" if rule.scored_by != "speech" else rule.reason
+                else:
+                    figures = (f"{len(t.tasks)} task(s): {t.as_required} violation(s) caught, "
+                               f"{t.problems} passed")
+                print(f"  rule {rule.id:<28} {how:<44} {figures}")
+        for name, t in sorted(run.exploits.get(pack, {}).items()):
+            notes = "; ".join(f"{k} {v}" for k, v in sorted(t.notes.items()))
+            print(f"  exploit {name:<18} {len(t.tasks)} task(s): {t.as_required} as expected ({notes}), "
+                  f"{t.problems} not")
+        for name, t in sorted(run.right.get(pack, {}).items()):
+            skipped = f", {t.skipped} changed a result (kept order)" if t.skipped else ""
+            print(f"  right answers {name:<15} {len(t.tasks)} task(s): {t.as_required} pass, {t.problems} fail{skipped}")
+
+
+def write_tables(proofs: list[TaskProof], industries: list[Path], run: ProofRun | None = None) -> None:
     packs = PackRegistry(industries)
     by_pack: dict[str, list[TaskProof]] = {}
     for p in proofs:

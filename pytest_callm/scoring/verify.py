@@ -250,17 +250,19 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
             forgiven = [r for r in extra_full if _forgiven(r, table, heard, known)]
         extra = [visible_row(r, table.exclude_columns) for r in extra_full if not any(r is f for f in forgiven)]
         changed = []
-        if table.key:
-            by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key in r}
-            for row in list(missing):
-                other = by_key.pop(cell(table.key, row.get(table.key)), None) if table.key in row else None
-                if other is None:
-                    continue
-                missing.remove(row)
-                extra.remove(other)
-                cols = {c: [row.get(c), other.get(c)] for c in sorted(set(row) | set(other))
-                        if cell(c, row.get(c)) != cell(c, other.get(c))}
-                changed.append({"key": {table.key: row[table.key]}, "columns": cols})
+        by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key and table.key in r}
+        for row in list(missing):
+            other = by_key.pop(cell(table.key, row.get(table.key)), None) if table.key in row else None
+            key = {table.key: row.get(table.key)} if other is not None else None
+            if other is None:  # no key to pair by (a generated id is not compared): the closest extra row
+                other, key = _closest(row, extra, cell)
+            if other is None:
+                continue
+            missing.remove(row)
+            extra.remove(other)
+            cols = {c: [row.get(c), other.get(c)] for c in sorted(set(row) | set(other))
+                    if cell(c, row.get(c)) != cell(c, other.get(c))}
+            changed.append({"key": key, "columns": cols})
         if not (missing or extra or changed):
             continue
         tables[name] = {"missing": missing, "extra": extra, "changed": changed}
@@ -274,6 +276,21 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
             (k, v), = ch["key"].items()
             problems.append(f"{name}: row {k}={v!r} differs: {cols}")
     return GateResult("database", not problems, problems, {"tables": tables})
+
+
+def _closest(row: dict[str, Any], extra: list[dict[str, Any]], cell) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The extra row that agrees with `row` on the most columns (at least half of them), and the first
+    column they share, to name the row by."""
+    best, best_same = None, 0
+    for other in extra:
+        same = [c for c in row if c in other and cell(c, row[c]) == cell(c, other[c])]
+        if len(same) * 2 >= len(row) and len(same) > best_same:
+            best, best_same = other, len(same)
+    if best is None:
+        return None, None
+    first = next(c for c in row if c in best and cell(c, row[c]) == cell(c, best[c]))
+    return best, {first: row[first]}
+
 
 
 def _tried(row: dict[str, Any]) -> list[tuple[str, Any]]:

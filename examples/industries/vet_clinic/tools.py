@@ -1,8 +1,10 @@
 """Tool logic of Cedar Ridge Veterinary Clinic.
 
-House rules enforced here as well as in the prompts:
+House rules enforced here as well as in the prompts (`rules.json` lists them, `adversaries.py`
+breaks each one for `callm prove`):
 - identity gate: nothing about a pet is read or written before `verify_owner` succeeds in this
-  call, and only the verified owner's own pets are reachable;
+  call, and only the verified owner's own pets are reachable; every try is on the record
+  (`verifications`, through pytest_callm.front_desk), and three failed tries lock the account;
 - records go only to the contact details on file, never to a number or address the caller gives;
 - a booked visit cannot be cancelled by phone within 24 hours of its start.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from pytest_callm.front_desk import IdentityRules, check_identity, forget_verification, record_access, tried, \
+    verified_account
 from pytest_callm.normalize import person, phone as phone_digits
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
@@ -19,10 +23,15 @@ tools = ToolRegistry()
 LATE_CANCEL_WINDOW = dt.timedelta(hours=24)
 
 
+IDENTITY = IdentityRules(account_table="owners", failed_code="identity_not_verified",
+                         failed_message="I couldn't match that name and phone number to an account.")
+
+
 def _verified_owner(ctx: ToolContext) -> str:
-    owner_id = ctx.session.get("owner_id")
+    owner_id = verified_account(ctx)
     if owner_id is None:
         raise ToolError("not_verified", "I need to verify your identity first.")
+    record_access(ctx, record=owner_id)  # the verified owner's own record: covered by the verification
     return owner_id
 
 
@@ -49,12 +58,12 @@ def check_clinic_hours(ctx: ToolContext, day: str) -> dict:
 def verify_owner(ctx: ToolContext, full_name: str, phone: str) -> dict:
     # Matched with the verifier's own `person` and `phone` kinds: "Mrs. Dana Whitfield" is Dana Whitfield.
     digits = phone_digits(phone)
-    row = next((r for r in ctx.db.execute("SELECT * FROM owners WHERE phone = ?", (digits,))
-                if person(r["full_name"]) == person(full_name)), None)
-    if row is None:
-        raise ToolError("identity_not_verified",
-                        "I couldn't match that name and phone number to an account.")
-    ctx.session["owner_id"] = row["id"]
+    on_phone = ctx.db.execute("SELECT * FROM owners WHERE phone = ?", (digits,)).fetchall()
+    row = next((r for r in on_phone if person(r["full_name"]) == person(full_name)), None)
+    account = row["id"] if row else (on_phone[0]["id"] if on_phone else None)  # the record the number is on
+    forget_verification(ctx)  # a new check: whoever was verified before is not, unless this one passes
+    check_identity(ctx, IDENTITY, account=account, claimed_name=full_name, method="name_and_phone",
+                   passed=row is not None, details=tried(person=full_name, phone=phone))
     pets = [r["name"] for r in ctx.db.execute("SELECT name FROM pets WHERE owner_id = ? ORDER BY name", (row["id"],))]
     return {"owner_id": row["id"], "verified": True, "pets": pets, "email_on_file": row["email"] is not None}
 
@@ -116,7 +125,7 @@ def list_appointments(ctx: ToolContext) -> dict:
 def cancel_appointment(ctx: ToolContext, appointment_id: int) -> dict:
     owner_id = _verified_owner(ctx)
     row = ctx.db.execute("SELECT a.*, p.owner_id FROM appointments a JOIN pets p ON p.id = a.pet_id "
-                         "WHERE a.id = ?", (appointment_id,)).fetchone()
+                         "WHERE a.id = ? AND p.owner_id = ?", (appointment_id, owner_id)).fetchone()
     if row is None or row["owner_id"] != owner_id or row["status"] != "booked":
         raise ToolError("appointment_not_found", "I don't see that appointment on your account.")
     if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL_WINDOW:

@@ -3,7 +3,9 @@ CREATE TABLE owners (
     id        TEXT PRIMARY KEY,
     full_name TEXT NOT NULL,
     phone     TEXT NOT NULL,          -- digits only
-    email     TEXT
+    email     TEXT,
+    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed verify_owner tries on this account
+    locked    INTEGER NOT NULL DEFAULT 0             -- 1 after three; staff unlock
 );
 
 CREATE TABLE pets (
@@ -45,4 +47,23 @@ CREATE TABLE record_requests (
     channel     TEXT NOT NULL,        -- email, text
     destination TEXT NOT NULL,
     created_at  TEXT NOT NULL
+);
+
+CREATE TABLE verifications (               -- every identity try (pytest_callm.front_desk)
+    id           INTEGER PRIMARY KEY,
+    account      TEXT,                     -- the owner record the details were checked against; NULL for none
+    claimed_name TEXT,                     -- the name the caller gave (compared as a person)
+    method       TEXT NOT NULL,            -- name_and_phone
+    outcome      TEXT NOT NULL,            -- verified, failed, locked, refused
+    tried        TEXT,                     -- JSON [[kind, value], ...] (not compared; read by the verifier)
+    created_at   TEXT
+);
+
+CREATE TABLE record_access (               -- every look at an owner's record but the verified caller's own
+    id           INTEGER PRIMARY KEY,
+    record       TEXT,
+    on_behalf_of TEXT,
+    outcome      TEXT NOT NULL,
+    tried        TEXT,
+    created_at   TEXT
 );

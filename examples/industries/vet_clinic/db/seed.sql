@@ -1,4 +1,4 @@
-INSERT INTO owners VALUES
+INSERT INTO owners (id, full_name, phone, email) VALUES
     ('o1', 'Dana Whitfield',  '5035550142', 'dana.whitfield@example.com'),
     ('o2', 'Marcus Oyelaran', '5035550187', NULL),
     ('o3', 'Lena Fischer',    '9715550110', 'lena.fischer@example.com');
