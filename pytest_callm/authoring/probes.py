@@ -144,6 +144,8 @@ def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor
         at = _where_owned(name, pack, agent_at, last_agent, len(task.exp_tool_calls), last=True,
                           handoffs=frozenset(i for i, c in enumerate(task.exp_tool_calls)
                                              if pack.tools[c.name].kind == "handoff"))
+        if at and pack.tools[task.exp_tool_calls[at - 1].name].ends_call:
+            at -= 1  # after a call that ends the call nothing is made: before it, by the same agent
         extra = next((d for d in donors.get(name, []) if d.writes), None)
         if (extra is None or at is None or name in pack.required_or_forbidden or pack.tools[name].ends_call
                 or (pack.people and name in pack.people.identity_tools)):
