@@ -73,12 +73,14 @@ def _caller(key: Key) -> tuple[str, str, str] | None:
 
 
 def _other_client(key: Key) -> sqlite3.Row:
-    """A client with an open matter who is not the caller."""
+    """A client with an open matter who is not the caller (neither the caller's record nor a client
+    of the caller's name)."""
     me = _caller(key)
-    mine = None if me is None else me[0]
+    mine, name = (None, None) if me is None else (me[0], person(me[1]))
     return next(r for r in _db(key).execute(
         "SELECT c.*, m.matter_number FROM callers c JOIN matters m ON m.client_id = c.id "
-        "WHERE m.status = 'open' ORDER BY c.id, m.matter_number") if r["id"] != mine)
+        "WHERE m.status = 'open' ORDER BY c.id, m.matter_number")
+        if r["id"] != mine and person(r["full_name"]) != name)
 
 
 def _group_of_slot(key: Key, slot_id: str) -> str | None:
@@ -116,13 +118,13 @@ def _seeded_holds(key: Key) -> int:
     return _db(key).execute("SELECT COUNT(*) FROM holds").fetchone()[0]
 
 
-def _hold_token_at(key: Key, at: int) -> str | None:
-    """The token of a new hold made before key call `at`, after the key's own holds before it."""
+def _hold_token_at(key: Key, at: int, slot_id: str) -> str | None:
+    """The token of a new hold of `slot_id` made before key call `at`, after the key's own holds before it."""
     me = _caller(key)
     if me is None:
         return None
     made = sum(1 for i in key.indexes("hold_evaluation_slot") if i < at and key.status(i) == "ok")
-    return _token("HLD", "hold", me[0], {"hold_id": _seeded_holds(key) + made + 1})
+    return _token("HLD", "hold", me[0], {"hold_id": _seeded_holds(key) + made + 1, "slot_id": slot_id})
 
 
 def _area_of_caller(key: Key, before: int) -> str | None:
@@ -555,8 +557,8 @@ def booked_not_as_agreed(key: Key):
             area = _area_of_caller(key, at)
         if area is not None:
             slot = next(iter(_open_slots(key, _group_of_area(key, area))), None)
-            token = _hold_token_at(key, at)
-            if slot and token:
+            token = slot and _hold_token_at(key, at, slot)
+            if token:
                 out.append(key.edit(insert(at, "hold_evaluation_slot", slot_id=slot),
                                     insert(at, "confirm_evaluation", hold_token=token),
                                     label=f"books {slot}, though the caller books nothing"))
@@ -583,11 +585,13 @@ def slot_not_listed(key: Key):
         return None
     group = _group_of_slot(key, key.call(holds[0]).parameters["slot_id"])
     now = _now(key)
+    me = _caller(key)
+    # Booked or held by someone else (not by the caller, whose own booking the key may cancel first).
     taken = [r["id"] for r in _db(key).execute(
         "SELECT s.id FROM evaluation_slots s WHERE s.eval_group = ? AND s.starts_at > ? AND ("
-        "EXISTS (SELECT 1 FROM evaluations e WHERE e.slot_id = s.id AND e.status = 'scheduled') OR "
-        "EXISTS (SELECT 1 FROM holds h WHERE h.slot_id = s.id AND h.status = 'active' AND h.expires_at > ?)) "
-        "ORDER BY s.starts_at", (group, now, now))]
+        "EXISTS (SELECT 1 FROM evaluations e WHERE e.slot_id = s.id AND e.status = 'scheduled' AND e.caller_id != ?) OR "
+        "EXISTS (SELECT 1 FROM holds h WHERE h.slot_id = s.id AND h.status = 'active' AND h.expires_at > ? "
+        "AND h.caller_id != ?)) ORDER BY s.starts_at", (group, now, me and me[0], now, me and me[0]))]
     if not taken:
         return None
     return key.edit(insert(holds[0], "hold_evaluation_slot", slot_id=taken[0]),
@@ -656,8 +660,8 @@ def booked_after_late_cancel(key: Key):
     at = late[0] + 1
     area = _area_of_caller(key, at)
     slot = None if area is None else next(iter(_open_slots(key, _group_of_area(key, area))), None)
-    token = _hold_token_at(key, at)
-    if slot is None or token is None:
+    token = slot and _hold_token_at(key, at, slot)
+    if not token:
         return None
     return key.edit(insert(at, "hold_evaluation_slot", slot_id=slot), insert(at, "confirm_evaluation", hold_token=token),
                     label=f"books {slot} though the old evaluation could not be cancelled")

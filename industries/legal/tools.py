@@ -361,6 +361,15 @@ def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, 
 
 # --- intake ------------------------------------------------------------------------------------
 
+def _parties_checked(ctx: ToolContext, caller_id: str) -> str | None:
+    """The parties of the matter as the firm records them: every party conflict-checked in this call,
+    each read as the `party` kind ("Swiftway Parcel Services, Inc." is "swiftway parcel services"),
+    in alphabetical order, so the order of the checks does not matter; None when none was checked."""
+    keys = sorted({party_name(r["party"]) for r in ctx.db.execute(
+        "SELECT party FROM conflict_checks WHERE caller_id = ?", (caller_id,))})
+    return "; ".join(keys) or None
+
+
 def _no_intake_yet(ctx: ToolContext) -> None:
     if ctx.session.get("intake_id") is not None:
         raise ToolError("intake_already_recorded", "Your intake is already on file from this call.")
@@ -371,7 +380,6 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
     caller_id = _caller(ctx)
     _no_intake_yet(ctx)
     _log_fact(ctx, "intake")  # refuses (keeping the row) without a clear conflict check in this call
-    conflict = ctx.session["conflict"]
     if not _area(ctx, practice_area)["accepted"]:
         raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     code = _state_code(ctx, state)
@@ -385,7 +393,7 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
         "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
         "opposing_party, status, reason, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'recorded', NULL, ?, ?)",
         (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], practice_area, code,
-         incident.isoformat(), conflict["opposing_party"], summary, _stamp(ctx)))
+         incident.isoformat(), _parties_checked(ctx, caller_id), summary, _stamp(ctx)))
     ctx.session["intake_id"] = cur.lastrowid
     # The filing deadline of the date recorded: when the caller corrected the date after screening,
     # this is the one to read out (as returned), not screening's.
@@ -397,12 +405,11 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
 def record_contact_only(ctx: ToolContext, reason: str) -> dict:
     caller_id = _caller(ctx)
     _no_intake_yet(ctx)
-    conflict = ctx.session.get("conflict") or {}
     cur = ctx.db.execute(
         "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
         "opposing_party, status, reason, summary, created_at) "
         "VALUES (?, ?, ?, NULL, NULL, NULL, ?, 'contact_only', ?, NULL, ?)",
-        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], conflict.get("opposing_party"),
+        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], _parties_checked(ctx, caller_id),
          reason, _stamp(ctx)))
     ctx.session["intake_id"] = cur.lastrowid
     return {"intake_id": cur.lastrowid, "status": "contact_only", "attorney_review": True}
@@ -477,7 +484,8 @@ def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
     expires = (ctx.now + dt.timedelta(minutes=HOLD_MINUTES)).isoformat(timespec="minutes")
     cur = ctx.db.execute("INSERT INTO holds (slot_id, caller_id, expires_at, status, created_at) "
                          "VALUES (?, ?, ?, 'active', ?)", (wanted, caller_id, expires, now))
-    token = issue_token(ctx, "HLD", "hold", caller_id, {"hold_id": cur.lastrowid})
+    # The token names the hold and its slot: a token read back for one slot never books another.
+    token = issue_token(ctx, "HLD", "hold", caller_id, {"hold_id": cur.lastrowid, "slot_id": wanted})
     return {"hold_id": cur.lastrowid, "hold_token": token, "slot_id": wanted, "starts_at": slot["starts_at"],
             "attorney": slot["attorney"], "mode": slot["mode"], "expires_at": expires}
 
