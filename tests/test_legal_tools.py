@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import REPO, PackCall, pack_server
@@ -166,6 +168,7 @@ def test_deadline_refuses_an_unlicensed_state_an_unaccepted_area_and_a_future_da
 @pytest.mark.parametrize("party", ["Orion Home Goods", "orion home goods, inc.", "ORION HOME-GOODS INC",
                                    "The Marlow Freight Lines", "Evelyn Sato", "sunmark property management"])
 def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call, party):
+    call.ok("lookup_caller", **CLARA)
     data = call.ok("check_conflict", opposing_party=party)
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
@@ -176,6 +179,7 @@ def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call,
 def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier_does(call, party):
     # Seeded: "Dr. Evelyn Sato", "Sunmark Property Management LLC", "Kessler Manufacturing Co.",
     # "Peterson Dental Group". The tool and the verifier's `party` kind read a name one way.
+    call.ok("lookup_caller", **CLARA)
     data = call.ok("check_conflict", opposing_party=party)
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
@@ -183,6 +187,7 @@ def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier
 @pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight",
                                    "Evelyn Sato Jr.", "Sunmark Property", "Kessler Management", "Peterson Dental"])
 def test_a_different_party_is_clear(call, party):
+    call.ok("lookup_caller", **CLARA)
     assert call.ok("check_conflict", opposing_party=party)["status"] == "clear"
 
 
@@ -215,7 +220,7 @@ def test_intake_after_a_conflict_is_refused_but_contact_details_are_recorded(cal
     assert call.ok("record_contact_only", reason="conflict")["status"] == "contact_only"
     row = call.state()["intakes"][-1]
     assert (row["status"], row["reason"], row["opposing_party"], row["practice_area"]) == (
-        "contact_only", "conflict", "Cascade Valley Hospital", None)
+        "contact_only", "conflict", "cascade valley hospital", None)
 
 
 @pytest.mark.parametrize("area, state, date, code", [
@@ -516,12 +521,16 @@ def test_verifying_a_caller_as_someone_elses_client_is_on_the_record(call):
                                    ("c_1002", "Derek Okonkwo", "matter_number", "verified")]
 
 
-def test_a_failed_try_counts_but_writes_no_row(call):
-    # From a number not on file: refused, and nothing compared is written (a misheard digit, then
-    # corrected, is an extra call the paper allows); the count lives on the client's record.
+def test_a_failed_try_is_a_row_on_the_clients_record_with_the_details_tried(call):
+    # From a number not on file: refused, and on the record (the verifier forgives it only when the
+    # caller was heard saying every value tried); the count lives on the client's record too.
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == "client_not_verified"
-    assert [v for v in verifications(call) if v[2] == "matter_number"] == []
+    assert [v for v in verifications(call) if v[2] == "matter_number"] == [
+        ("c_1001", "Marisol Vega", "matter_number", "failed")]
+    tried = json.loads(call.state()["verifications"][-1]["tried"])
+    assert tried == [["person", "Marisol Vega"], ["identifier", "HR-24-0117"]]
+    assert call.state()["callers"][0]["failed_verifications"] == 1
 
 
 def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(call, legal_server):
@@ -532,7 +541,7 @@ def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(
         "client_not_verified"
     assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-26-0058") == \
         "verification_limit_reached"
-    assert [v[3] for v in verifications(call)] == ["identified", "refused"]
+    assert [v[3] for v in verifications(call)] == ["identified", "failed", "failed", "refused"]
     assert call.error("get_matter_status", matter_number="HR-26-0058") == "not_verified"
 
 
@@ -578,4 +587,5 @@ def test_a_third_try_from_a_new_number_is_refused_and_recorded_against_the_recor
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == \
         "verification_limit_reached"
     assert [v for v in verifications(call) if v[2] == "matter_number"] == [
+        ("c_1001", "Marisol Vega", "matter_number", "failed"), ("c_1001", "Marisol Vega", "matter_number", "failed"),
         ("c_1001", "Marisol Vega", "matter_number", "refused")]
