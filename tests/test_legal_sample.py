@@ -124,11 +124,10 @@ def test_a_misheard_party_fails_the_tool_and_database_gates(legal):
     verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     assert "opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'" in verdict.explain()
+    # The party is on the conflict check's row; the intake's list of parties is not compared again.
     assert verdict.database.problems == [
         "conflict_checks: row caller_id='c_new' differs: party: expected 'Harborline Industries', "
-        "got 'Harbor Lane Industries'",
-        "intakes: row caller_id='c_new' differs: opposing_party: expected 'harborline industries', "
-        "got 'harbor lane industries'"]
+        "got 'Harbor Lane Industries'"]
 
 
 def test_a_wrong_incident_date_fails_however_the_rest_is_written(legal):

@@ -362,9 +362,10 @@ def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, 
 # --- intake ------------------------------------------------------------------------------------
 
 def _parties_checked(ctx: ToolContext, caller_id: str) -> str | None:
-    """The parties of the matter as the firm records them: every party conflict-checked in this call,
+    """The parties of the matter as the intake lists them: every party conflict-checked in this call,
     each read as the `party` kind ("Swiftway Parcel Services, Inc." is "swiftway parcel services"),
-    in alphabetical order, so the order of the checks does not matter; None when none was checked."""
+    in alphabetical order; None when none was checked. Not compared: the checks themselves are
+    (conflict_checks), where a name the line misheard and the caller corrected is forgiven."""
     keys = sorted({party_name(r["party"]) for r in ctx.db.execute(
         "SELECT party FROM conflict_checks WHERE caller_id = ?", (caller_id,))})
     return "; ".join(keys) or None

@@ -84,7 +84,8 @@ CREATE TABLE intakes (
     practice_area TEXT,                  -- NULL for a contact-details-only record
     state TEXT,
     incident_date TEXT,
-    opposing_party TEXT,
+    opposing_party TEXT,                 -- the parties conflict-checked in the call (party keys, "; "), not compared:
+                                         -- the checks themselves are rows of conflict_checks
     status TEXT NOT NULL,                -- recorded, contact_only
     reason TEXT,                         -- why only contact details were taken
     summary TEXT,                        -- free text, not compared
