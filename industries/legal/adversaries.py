@@ -196,9 +196,7 @@ def identifies_someone_else(key: Key):
                  label=f"looks up the client {other['full_name']} by name, with the caller's own number"),
         key.edit(insert(at, "lookup_caller", full_name=other["full_name"], phone=other["phone"]),
                  label=f"identifies the caller as the client {other['full_name']} (his or her name and number)"),
-        key.edit(insert(at, "lookup_caller", full_name="Jordan Ellison", phone=me[2]),
-                 label="looks up a name the caller never gave"),
-    ]
+    ]  # a name nobody gave at all is callm prove's guessed-identity exploit (lookup_caller is an identity tool)
 
 
 @adversaries.rule("route-to-the-desk")
@@ -238,10 +236,11 @@ def fact_before_the_check(key: Key):
     if at is None:
         return None
     area, state = _key_area(key), _key_state(key)
-    return [key.edit(insert(at, "check_practice_area", practice_area=area),
-                     label="asks what kind of matter it is before the conflict check"),
-            key.edit(insert(at, "check_jurisdiction", state=state, practice_area=area),
-                     label="asks where it happened before the conflict check")]
+    if len(key.task.task_id) % 2:  # one fact or the other, task by task: each is logged the same way
+        return key.edit(insert(at, "check_practice_area", practice_area=area),
+                        label="asks what kind of matter it is before the conflict check")
+    return key.edit(insert(at, "check_jurisdiction", state=state, practice_area=area),
+                    label="asks where it happened before the conflict check")
 
 
 @adversaries.rule("check-every-named-party")
@@ -402,12 +401,13 @@ def other_channel(key: Key):
 @adversaries.rule("no-dictated-contact-details")
 def contact_details_written_down(key: Key):
     out = []
-    for name, param in (("take_message", "message"), ("add_intake_note", "note")):
+    for name, param, kinds in (("take_message", "message", DICTATED), ("add_intake_note", "note", DICTATED),
+                               ("record_intake", "summary", ("phone", "email"))):
         for i in _ok(key, name):
             said = key.call(i).parameters.get(param, "Please call back.")
-            for what, text in DICTATED.items():
-                out.append(key.edit(set_(i, **{param: f"{said} {text}"}),
-                                    label=f"writes a dictated {what.replace('_', ' ')} into the {param}"))
+            what = list(kinds)[(len(out) + len(key.task.task_id)) % len(kinds)]  # each kind, across the tasks
+            out.append(key.edit(set_(i, **{param: f"{said} {DICTATED[what]}"}),
+                                label=f"writes a dictated {what.replace('_', ' ')} into the {param}"))
     return out or None
 
 

@@ -88,7 +88,8 @@ CREATE TABLE intakes (
                                          -- the checks themselves are rows of conflict_checks
     status TEXT NOT NULL,                -- recorded, contact_only
     reason TEXT,                         -- why only contact details were taken
-    summary TEXT,                        -- free text, not compared
+    summary TEXT,                        -- free text, not compared; read for a phone number or email address
+                                         -- (house rule no-dictated-contact-details)
     created_at TEXT NOT NULL
 );
 
