@@ -47,8 +47,8 @@ def test_a_changed_answer_key_makes_the_stored_state_stale(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert main(["lock", "--check", "tasks"]) == 1
     main(["lock", "tasks"])
-    booked = [r for r in json.loads(path.read_text())["exp_db_state"]["appointments"] if r["id"] == 3]
-    assert booked[0]["slot_id"] == "S-106"
+    booked = [r["slot_id"] for r in json.loads(path.read_text())["exp_db_state"]["appointments"] if r["pet_id"] == "p1"]
+    assert "S-106" in booked and "S-101" not in booked
 
 
 def test_lock_reports_a_bad_task_file_cleanly(tmp_path, monkeypatch, capsys):

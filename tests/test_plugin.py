@@ -122,7 +122,7 @@ def test_junit_properties_travel_from_xdist_workers(project):
 
 def test_a_failing_call_explains_each_gate_in_plain_pytest_output(project):
     def expect_another_slot(d):
-        booked = next(r for r in d["exp_db_state"]["appointments"] if r["id"] == 3)
+        booked = next(r for r in d["exp_db_state"]["appointments"] if r["slot_id"] == "S-101")
         booked["slot_id"] = "S-102"
 
     edit_task(project, "C2-E2", expect_another_slot)
@@ -130,7 +130,7 @@ def test_a_failing_call_explains_each_gate_in_plain_pytest_output(project):
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "gates: tools pass, handoff pass, database FAIL" in out
-    assert "appointments: row id=3 differs: slot_id: expected 'S-102', got 'S-101'" in out
+    assert "appointments: row pet_id='p1' differs: slot_id: expected 'S-102', got 'S-101'" in out
     assert "Traceback" not in out
 
 

@@ -143,7 +143,7 @@ def test_the_page_of_a_failing_run_shows_the_differing_argument_and_the_changed_
             '<td class="act mono"><mark>S-106</mark></td>') in failing
     assert '<td class="param mono">pet_name</td><td class="exp mono">Biscuit</td>' in failing  # equal: not marked
     # The database gate: the appointment row changed, column by column.
-    assert '<span class="kind changed">changed</span> · <code>appointments</code> · <code>id = 3</code>' in failing
+    assert '<span class="kind changed">changed</span> · <code>appointments</code> · <code>pet_id = p1</code>' in failing
     assert ('<tr><td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
             '<td class="db mono differs"><mark>S-106</mark></td></tr>') in failing
     assert "2026-05-16T10:00" in failing
@@ -328,7 +328,7 @@ def test_the_page_opens_in_headless_chromium(which, request, chromium, tmp_path,
         assert re.search(r'<td class="param mono">slot_id</td><td class="exp mono"><mark>S-101</mark></td>'
                          r'<td class="act mono"><mark>S-106</mark></td>', failing)
         assert re.search(r'<span class="kind changed">changed</span> · <code>appointments</code> · '
-                         r'<code>id = 3</code>', failing)
+                         r'<code>pet_id = p1</code>', failing)
         assert re.search(r'<td class="mono">slot_id</td><td class="db mono differs"><mark>S-101</mark></td>'
                          r'<td class="db mono differs"><mark>S-106</mark></td>', failing)
     # A task's page, reached by the main page's relative link, opens from file:// too.

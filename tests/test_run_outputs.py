@@ -17,7 +17,7 @@ def fail_c2_e2(project) -> None:
     """Every attempt of C2-E2 fails its database gate: the run's figures are not all 100%."""
 
     def expect_another_slot(d):
-        next(r for r in d["exp_db_state"]["appointments"] if r["id"] == 3)["slot_id"] = "S-102"
+        next(r for r in d["exp_db_state"]["appointments"] if r["slot_id"] == "S-101")["slot_id"] = "S-102"
 
     edit_task(project, "C2-E2", expect_another_slot)
 

@@ -62,7 +62,7 @@ def test_rescoring_catches_a_changed_trajectory(tmp_path):
     path.write_text(json.dumps(saved))
     proc = run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}", "-k", "C2-M1")
     assert "1 failed, 4 passed" in proc.stdout
-    assert "appointments: row id=2 differs: status: expected 'cancelled', got 'booked'" in proc.stdout
+    assert "appointments: row pet_id='p1' differs: status: expected 'cancelled', got 'booked'" in proc.stdout
     report = json.loads((tmp_path / "rescored" / "report.json").read_text())
     assert report["summary"]["tasks"]["vet_clinic/C2-M1"]["c"] == 4
     assert (tmp_path / "rescored" / "report.json").read_bytes() != (out / "report.json").read_bytes()

@@ -62,7 +62,7 @@ def test_an_untouched_state_costs_a_few_bytes(tmp_path, pack):
     _, seed = seed_state(pack)
     on_disk, loaded = save_and_load(tmp_path, pack, seed)
     assert loaded["trajectory"]["final_state"] == seed
-    assert len(json.dumps(on_disk["final_state_diff"])) < 100
+    assert len(json.dumps(on_disk["final_state_diff"])) < 200  # the seed's hash and one empty entry per table
 
 
 def test_a_played_final_state_loads_back_as_the_call_left_it(pytester, tmp_path):

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.house_rules import HouseRules, load_house_rules, trap_rule_problems
+from pytest_callm.authoring import rule_tables
 from pytest_callm.authoring.lock import find_task_files
 from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, reorders,
                                            repeats_and_rewordings, rule_violations)
@@ -647,3 +648,7 @@ def write_tables(proofs: list[TaskProof], industries: list[Path], run: ProofRun 
         else:
             changed = write(readme, [p.task for p in group])
             print(f"{readme}: trap table {'written' if changed else 'unchanged'}")
+            rules = run.house_rules.get(name) if run else None
+            if rules is not None and rules.declared and not run.pack_problems.get(name):
+                changed = rule_tables.write(readme, rules, [p.task for p in group])
+                print(f"{readme}: house-rule table {'written' if changed else 'unchanged'}")
