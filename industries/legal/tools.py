@@ -1,28 +1,35 @@
 """Tool logic of Halverson & Reed, a plaintiff-side personal-injury and employment firm.
 
-The house rules are stated in the prompts and enforced here as well, so a model that ignores a
-prompt meets the same rule in a tool result:
-- conflict before facts: no intake is recorded before a clear conflict check in the same call;
+The house rules are stated in the prompts (and listed in `rules.json`) and enforced here as well,
+so a model that ignores a prompt meets the same rule in a tool result or in a record the firm keeps:
+- conflict before facts: every conflict check is a row of `conflict_checks`, once per party, with
+  the facts of the matter already taken in the call (`facts_before`); a fact taken before a clear
+  check, or after a conflict, is logged in `screening_log` with where the check stood (pending or
+  conflict) and refused; facts taken before a conflict found later are logged as
+  `conflict_found_later`; no intake is recorded before a clear conflict check in the same call;
 - only an attorney may decline a case: matters the firm cannot take are recorded as contact details
   for attorney review (`record_contact_only`), never refused outright by a tool;
 - filing deadlines are computed here, from the incident date and the state's limitation period,
   against the pack's fixed "today", and come back with a status the agent reports as returned;
 - the firm works only in the states and practice areas its records list;
 - case evaluations are held, then confirmed; holds expire; tokens are single-use and checked for
-  their kind and their caller;
+  their kind and their caller, and a hold token names its slot;
 - client matters are discussed only with a client verified by phone on file and matter number,
-  with at most two tries at verification in a call; every identification and verification is a row
-  in `verifications` (front_desk), and failed tries lock the client's record after three;
+  with at most two tries at verification in a call; every identification and every verification
+  try is a row in `verifications` (front_desk), with the details tried, and failed tries lock the
+  client's record after three;
+- every look at a person's record (callers, matters) is kept: an identification in
+  `verifications`, any other look in `record_access` (a lookup's details touching a record they do
+  not match, a search that found nobody, another client's matter asked for); the verified
+  client's own record again adds nothing;
 - a caller's client status is never told before identity is established: `lookup_caller` says
   nothing about whether the firm knows the caller;
-- a fact of the matter taken before a clear conflict check, or after a conflict, is logged in
-  `screening_log` with where the check stood (pending or conflict), so it is on the record even
-  when the tool refuses it;
 - an emergency escalation records whether the caller was told to call 911.
 
 Names, phone numbers, matter numbers, parties, states and staff are matched with the verifier's own
-normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so a spelling the
-tool accepts is one the verifier accepts, and the other way round.
+normalizers (`pytest_callm.normalize`: a person or a party written "Last, First" or with accents is
+the same) and the pack's alias tables (`ctx.values`), so a spelling the tool accepts is one the
+verifier accepts, and the other way round.
 """
 
 from __future__ import annotations
