@@ -62,7 +62,11 @@ def test_each_shipped_packs_rule_table_matches_its_rules(pack):
     rules = load_house_rules(packs.get(pack))
     readme = REPO / "industries" / pack / "README.md"
     expected = rule_tables.render(rules, tasks_of(REPO / "tasks" / pack, default_industries(REPO)))
-    assert rules.declared and rule_tables.current(readme) == expected, \
+    written = rule_tables.current(readme)
+    # The figures are prove's (written with the table); the rest is the declarations, and must match.
+    assert rules.declared and written is not None and \
+        [rule_tables.declared_part(line) for line in written.splitlines()] == \
+        [rule_tables.declared_part(line) for line in expected.splitlines()], \
         f"run `callm prove tasks --write-tables` to rewrite {readme}'s house-rule table"
 
 
@@ -73,8 +77,8 @@ def test_a_rule_table_names_each_rule_how_it_is_scored_and_the_traps_that_break_
     rules = load_house_rules(PackRegistry([EXAMPLE_PACK.parent]).get("vet_clinic"))
     table = rule_tables.render(rules, tasks_of(EXAMPLE_TASKS, [EXAMPLE_PACK.parent]))
     assert "7 house rules: 4 scored by a record a real business keeps, 1 refused by a tool, 2 only spoken" in table
-    assert "| `owner-on-file-only` |" in table and "record (`verifications`, fails database) | R-M1 |" in table
-    assert "| `verify-first` |" in table and "tool refuses (`not_verified`) | - |" in table
+    assert "| `owner-on-file-only` |" in table and "record (`verifications`, fails database) |  |  |  | R-M1 |" in table
+    assert "| `verify-first` |" in table and "tool refuses (`not_verified`) |  |  |  | - |" in table
     readme = tmp_path / "README.md"
     readme.write_text("# Pack\n")
     assert rule_tables.write(readme, rules, []) and not rule_tables.write(readme, rules, [])

@@ -650,5 +650,5 @@ def write_tables(proofs: list[TaskProof], industries: list[Path], run: ProofRun 
             print(f"{readme}: trap table {'written' if changed else 'unchanged'}")
             rules = run.house_rules.get(name) if run else None
             if rules is not None and rules.declared and not run.pack_problems.get(name):
-                changed = rule_tables.write(readme, rules, [p.task for p in group])
+                changed = rule_tables.write(readme, rules, [p.task for p in group], run.rules.get(name, {}))
                 print(f"{readme}: house-rule table {'written' if changed else 'unchanged'}")

@@ -24,7 +24,6 @@ _STREET = re.compile(
 # touches its words: "call her back at home. Thanks" is a sentence, not an address.
 _EMAIL = re.compile(r"[\w.+-]+(?:\s*@\s*|\s+at\s+)[\w-]+(?:(?:\.|\s+dot\s+)[\w-]+)+", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_DATE_IN_TEXT = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")  # a date, or the day of a date-time
 _MONTH_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
                          r"\s+\d{4}\b", re.IGNORECASE)
 
@@ -40,17 +39,21 @@ def _as_digits(text: str) -> str:
 
 
 def _digit_runs(text: str) -> list[str]:
-    """Digit runs, separators inside a number (spaces, dashes, dots, brackets) dropped. An ISO date
-    ("2026-08-19") is a date, not a run of eight digits."""
-    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(_DATE_IN_TEXT.sub(" ", text)))]
+    """Digit runs, separators inside a number (spaces, dashes, dots, brackets) dropped."""
+    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(text))]
+
+
+# A date or a date-time as the tools write them ("2026-08-14", "2026-08-04T08:30") is not a number to
+# dial: its digits run together like a phone's once the dashes are dropped.
+_ISO_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?")
 
 
 def _phone(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 7 <= len(r) <= 11), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 7 <= len(r) <= 11), None)
 
 
 def _card(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 12 <= len(r) <= 19), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 12 <= len(r) <= 19), None)
 
 
 def _email(text: str, caller: dict[str, Any]) -> str | None:
