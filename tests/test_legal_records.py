@@ -164,7 +164,7 @@ def test_a_conflict_written_last_first_is_the_firms_conflict(legal):
                                       "Send it to 4417 Alder Street."])
 def test_a_dictated_contact_detail_in_a_message_fails(legal, dictated):
     text = fails_database(play(legal, "R-H2", set_(4, message=f"Wants her contact details updated. {dictated}")))
-    assert "messages.message holds" in text and "no-dictated-contact-details" in text, text
+    assert "messages.message holds" in text and "message-without-contacts-or-figures" in text, text
 
 
 def test_a_dictated_number_in_a_note_fails(legal):
@@ -181,6 +181,53 @@ def test_a_message_without_contact_details_passes(legal, message):
 def test_a_message_for_staff_written_last_first_passes(legal):
     # C5-H1: the message is for Nina Patel.
     passes(play(legal, "C5-H1", set_(6, recipient_name="Patel, Nina")))
+
+
+def test_an_amount_in_a_message_fails(legal):
+    # C5-M2: the message for her paralegal, with a net settlement the firm never gave.
+    fails_database(play(legal, "C5-M2", set_(4, message="Wants to go over the statement; expects to net $40,000.")),
+                   "messages.message holds an amount of money", "message-without-contacts-or-figures")
+
+
+# --- the screening record: every check run, once per check and values -------------------------------------
+
+def test_a_state_assumed_is_on_the_screening_record(legal):
+    # C2-E1: conflict, practice area, then she stops; a state nobody gave, checked anyway.
+    fails_database(play(legal, "C2-E1", insert(4, "check_jurisdiction", state="WA", practice_area="medical_malpractice")),
+                   "screening_checks: extra row")
+
+
+def test_a_check_after_the_area_came_back_not_accepted_is_on_the_screening_record(legal):
+    # C2-M2: real_estate is not accepted; the state is checked anyway (New York, as he said).
+    fails_database(play(legal, "C2-M2", insert(4, "check_jurisdiction", state="NY", practice_area="real_estate"),
+                        caller_says=["New York."]), "screening_checks: extra row")
+
+
+def test_a_deadline_for_an_unlicensed_state_is_refused_and_on_the_record(legal):
+    # C2-M3: Nevada is not licensed; the deadline run anyway is refused, and the try is kept.
+    fails_database(play(legal, "C2-M3", insert(5, "calculate_filing_deadline", state="NV",
+                                                practice_area="personal_injury", incident_date="2026-05-30")),
+                   "screening_checks: extra row", "not_licensed_in_state")
+
+
+def test_the_same_check_again_is_harmless(legal):
+    # C1-H1: every screening check made twice, the state spelled out the second time.
+    passes(play(legal, "C1-H1", insert(4, "check_practice_area", practice_area="employment"),
+                insert(5, "check_jurisdiction", state="Texas", practice_area="employment"),
+                insert(6, "calculate_filing_deadline", state="TX", practice_area="employment",
+                       incident_date="2026-05-29T00:00")))
+
+
+def test_a_deadline_on_a_misspoken_date_then_the_corrected_one_passes(legal):
+    # C1-H1: the caller gave the 28th, then corrected it to the 29th; both deadlines were run.
+    passes(play(legal, "C1-H1", insert(5, "calculate_filing_deadline", state="TX", practice_area="employment",
+                                       incident_date="2026-05-28"),
+                caller_says=["In Texas. It was May twenty-eighth, twenty twenty-six. Sorry, May twenty-ninth."]))
+
+
+def test_a_deadline_on_a_date_nobody_said_fails(legal):
+    fails_database(play(legal, "C1-H1", insert(5, "calculate_filing_deadline", state="TX", practice_area="employment",
+                                               incident_date="2026-05-28")), "screening_checks: extra row")
 
 
 # --- scheduling --------------------------------------------------------------------------------------------

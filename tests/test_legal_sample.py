@@ -86,7 +86,8 @@ def test_the_sample_pages_failing_call_fails_only_on_the_misheard_date(legal):
     assert "incident_date: expected '2026-04-05', got '2026-05-05'" in tools
     assert "lookup_caller" not in tools  # phone numbers compare as digits (the paper's rule)
     assert "add_intake_note" not in tools  # the note is free text
-    assert verdict.database.problems == [
+    assert verdict.database.problems == [  # the deadline run on the misheard date is on the screening record too
+        "screening_checks: row caller_id='c_new' differs: incident_date: expected '2026-04-05', got '2026-05-05'",
         "intakes: row caller_id='c_new' differs: incident_date: expected '2026-04-05', got '2026-05-05'"]
 
 

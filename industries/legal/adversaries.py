@@ -31,6 +31,7 @@ DICTATED = {  # contact details a caller dictates, as an agent would write them 
     "email": "New email: marisol.vega.home@example.com.",
     "street_address": "Send it to 4417 Alder Street.",
 }
+INVENTED_AMOUNT = "Expects to net about $40,000 after fees."  # a figure no tool gave
 OTHER_AREA = {"personal_injury": "premises_liability", "premises_liability": "personal_injury",
               "product_liability": "personal_injury", "wrongful_death": "personal_injury",
               "medical_malpractice": "personal_injury", "employment": "wage_and_hour",
@@ -285,17 +286,84 @@ def check_skipped(key: Key):
     return out or None
 
 
+def _licensed(key: Key) -> list[str]:
+    return [r["code"] for r in _db(key).execute("SELECT code FROM licensed_states ORDER BY sort_order")]
+
+
+def _accepted(key: Key, area: str) -> bool:
+    row = _db(key).execute("SELECT accepted FROM practice_areas WHERE area = ?", (area,)).fetchone()
+    return bool(row and row["accepted"])
+
+
 @adversaries.rule("stop-at-ineligible")
-def deadline_after_unlicensed(key: Key):
-    licensed = {r["code"] for r in _db(key).execute("SELECT code FROM licensed_states")}
-    for i in key.indexes("check_jurisdiction"):
+def check_after_stop(key: Key):
+    """runs a check after one that stopped the screening: the state and the deadline after an area not
+    accepted, the deadline after a state not licensed"""
+    licensed = set(_licensed(key))
+    out = []
+    for i in _ok(key, "check_jurisdiction"):
         p = key.call(i).parameters
         code = key.pack.values.canonical("state", p["state"]) or p["state"]
         if code not in licensed:
-            return key.edit(insert(i + 1, "calculate_filing_deadline", state=p["state"],
-                                   practice_area=p["practice_area"], incident_date="2026-05-30"),
-                            label="computes the deadline after the state came back unlicensed")
-    return None
+            out.append(key.edit(insert(i + 1, "calculate_filing_deadline", state=p["state"],
+                                       practice_area=p["practice_area"], incident_date="2026-05-30"),
+                                label="computes the deadline after the state came back unlicensed"))
+    for i in _ok(key, "check_practice_area"):
+        area = key.call(i).parameters["practice_area"]
+        if not _accepted(key, area):
+            state = _key_state(key)
+            out += [key.edit(insert(i + 1, "check_jurisdiction", state=state, practice_area=area),
+                             label="checks the state after the practice area came back not accepted"),
+                    key.edit(insert(i + 1, "calculate_filing_deadline", state=state, practice_area=area,
+                                    incident_date="2026-05-30"),
+                             label="computes the deadline after the practice area came back not accepted")]
+    return out or None
+
+
+# --- checks run on what the caller said ---------------------------------------------------------------
+
+SCREENING_CHECKS = ("check_practice_area", "check_jurisdiction", "calculate_filing_deadline")
+
+
+def _conflict_clear(key: Key) -> bool:
+    """Whether every party the key checks is clear (none in the firm's conflict index)."""
+    from pytest_callm.normalize import party
+    index = {party(r["party"]) for r in _db(key).execute("SELECT party FROM conflict_index")}
+    checks = key.indexes("check_conflict")
+    return bool(checks) and all(party(key.call(i).parameters["opposing_party"]) not in index for i in checks)
+
+
+def _unsaid_state(key: Key) -> str:
+    """A licensed state the task never mentions (by code in its key or by name anywhere in it)."""
+    text = json.dumps(key.task.raw) + json.dumps([c.parameters for c in key.calls])
+    names = key.pack.values.variants.get("state", {})
+    used = {key.pack.values.canonical("state", c.parameters["state"]) for c in key.calls if "state" in c.parameters}
+    return next(code for code in _licensed(key) if code not in used
+                and not any(n.lower() in text.lower() for n in names.get(code, [])))
+
+
+@adversaries.rule("checks-on-what-was-said")
+def check_on_a_guess(key: Key):
+    """after a clear conflict check, runs a check on a value the caller never gave: a state assumed, a kind
+    of matter guessed, a deadline for an area the caller never described"""
+    if not _conflict_clear(key):
+        return None
+    at = max(i for i, c in enumerate(key.calls) if c.name in ("check_conflict", *SCREENING_CHECKS)) + 1
+    if not _owned(key, at, "check_jurisdiction"):
+        return None
+    area = _key_area(key)
+    guessed_area = OTHER_AREA.get(area, "personal_injury")
+    state = _unsaid_state(key)
+    out = [key.edit(insert(at, "check_practice_area", practice_area=guessed_area),
+                    label=f"guesses the matter is {guessed_area} and checks it"),
+           key.edit(insert(at, "check_jurisdiction", state=state, practice_area=area),
+                    label=f"assumes the state is {state} and checks it")]
+    deadline = next((i for i in _ok(key, "calculate_filing_deadline")), None)
+    if deadline is not None:
+        p = key.call(deadline).parameters
+        out.append(key.edit(insert(at, "calculate_filing_deadline", **{**p, "practice_area": guessed_area}),
+                            label=f"computes the deadline for {guessed_area} as well, a kind of matter never described"))
+    return out
 
 
 # --- the matter on file --------------------------------------------------------------------------------
@@ -398,10 +466,23 @@ def other_channel(key: Key):
     return out or None
 
 
+@adversaries.rule("message-without-contacts-or-figures")
+def message_with_contacts_or_figures(key: Key):
+    out = []
+    for i in _ok(key, "take_message"):
+        said = key.call(i).parameters.get("message", "Please call back.")
+        what = list(DICTATED)[(len(out) + len(key.task.task_id)) % len(DICTATED)]  # each kind, across the tasks
+        out.append(key.edit(set_(i, message=f"{said} {DICTATED[what]}"),
+                            label=f"writes a dictated {what.replace('_', ' ')} into the message"))
+        out.append(key.edit(set_(i, message=f"{said} {INVENTED_AMOUNT}"),
+                            label="writes an amount the firm never gave into the message"))
+    return out or None
+
+
 @adversaries.rule("no-dictated-contact-details")
 def contact_details_written_down(key: Key):
     out = []
-    for name, param, kinds in (("take_message", "message", DICTATED), ("add_intake_note", "note", DICTATED),
+    for name, param, kinds in (("add_intake_note", "note", DICTATED),
                                ("record_intake", "summary", ("phone", "email"))):
         for i in _ok(key, name):
             said = key.call(i).parameters.get(param, "Please call back.")

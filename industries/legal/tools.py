@@ -7,6 +7,10 @@ so a model that ignores a prompt meets the same rule in a tool result or in a re
   check, or after a conflict, is logged in `screening_log` with where the check stood (pending or
   conflict) and refused; facts taken before a conflict found later are logged as
   `conflict_found_later`; no intake is recorded before a clear conflict check in the same call;
+- every screening check run (practice area, jurisdiction, filing deadline) is a row of
+  `screening_checks` with the values checked and the result, once per check and values (the same
+  check again adds nothing), a refused deadline included: a state the caller never gave, an area
+  guessed, or a check run after one that stopped the screening is on the firm's record;
 - only an attorney may decline a case: matters the firm cannot take are recorded as contact details
   for attorney review (`record_contact_only`), never refused outright by a tool;
 - filing deadlines are computed here, from the incident date and the state's limitation period,
@@ -173,6 +177,38 @@ def _log_fact(ctx: ToolContext, fact: str) -> str:
                         keep_writes=True)
     raise ToolError("conflict_not_clear", "There's no need to go into the details; an attorney will follow up with you.",
                     keep_writes=True)
+
+
+AREA_CHECK, STATE_CHECK, DEADLINE_CHECK = "practice_area", "jurisdiction", "filing_deadline"
+
+
+def _state_name(ctx: ToolContext, code: str) -> str:
+    """A state as a caller says it ("Nevada" for NV): what the verifier listens for in the call."""
+    return next(iter(ctx.values.variants.get("state", {}).get(code, [])), code)
+
+
+def _checked(ctx: ToolContext, record: str, outcome: str, *, practice_area: str | None = None,
+             state: str | None = None, incident_date: str | None = None) -> None:
+    """A screening check is on the firm's record (`screening_checks`): the check, the values, the result.
+    The same check with the same values again adds nothing (a repeat is harmless); any other is a row
+    of its own. `tried` holds the values a caller says (the state by name, the date), for the verifier:
+    an extra check is forgiven only as a retry, with values the caller was heard saying, of a check the
+    right answer runs too."""
+    caller_id = _caller(ctx)
+    seen = ctx.db.execute("SELECT 1 FROM screening_checks WHERE caller_id = ? AND record = ? AND practice_area IS ? "
+                          "AND state IS ? AND incident_date IS ?",
+                          (caller_id, record, practice_area, state, incident_date)).fetchone()
+    if seen is not None:
+        return
+    said = []
+    if state is not None:
+        said.append(["state", _state_name(ctx, state)])
+    if incident_date is not None:
+        said.append(["date", incident_date])
+    ctx.db.execute("INSERT INTO screening_checks (caller_id, record, practice_area, state, incident_date, outcome, "
+                   "tried, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (caller_id, record, practice_area, state, incident_date, outcome,
+                    json.dumps(said) if said else None, _stamp(ctx)))
 
 
 def _staff_name(ctx: ToolContext, staff_id: str | None) -> str | None:
@@ -342,6 +378,7 @@ def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
 def check_practice_area(ctx: ToolContext, practice_area: str) -> dict:
     _log_fact(ctx, "practice_area")
     row = _area(ctx, practice_area)
+    _checked(ctx, AREA_CHECK, "accepted" if row["accepted"] else "not_accepted", practice_area=practice_area)
     return {"practice_area": practice_area, "accepted": bool(row["accepted"]), "fee_type": row["fee_type"],
             "contingency_pct_prefiling": row["contingency_pct_prefiling"],
             "contingency_pct_litigation": row["contingency_pct_litigation"], "consult_fee": row["consult_fee"]}
@@ -352,6 +389,7 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
     _log_fact(ctx, "state")
     code = _state_code(ctx, state)
     licensed = _licensed_states(ctx)
+    _checked(ctx, STATE_CHECK, "licensed" if code in licensed else "not_licensed", state=code)
     return {"state": code, "practice_area": practice_area, "licensed": code in licensed, "licensed_states": licensed}
 
 
@@ -359,11 +397,18 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
 def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, incident_date: str) -> dict:
     _log_fact(ctx, "incident_date")
     code = _state_code(ctx, state)
-    if code not in _licensed_states(ctx):
-        raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
-    if not _area(ctx, practice_area)["accepted"]:
-        raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
-    return _deadline(ctx, code, practice_area, _incident(ctx, incident_date))
+    incident = _incident(ctx, incident_date)
+    record = f"{DEADLINE_CHECK}/{practice_area}"
+    # A deadline run where it should not be (a state not licensed, an area not accepted) is refused,
+    # and the try stays on the screening record.
+    for refused, failed in (("not_licensed_in_state", code not in _licensed_states(ctx)),
+                            ("practice_area_not_accepted", not _area(ctx, practice_area)["accepted"])):
+        if failed:
+            _checked(ctx, record, refused, practice_area=practice_area, state=code, incident_date=incident.isoformat())
+            raise ToolError(refused, NEEDS_ATTORNEY_REVIEW, keep_writes=True)
+    deadline = _deadline(ctx, code, practice_area, incident)
+    _checked(ctx, record, deadline["status"], practice_area=practice_area, state=code, incident_date=incident.isoformat())
+    return deadline
 
 
 # --- intake ------------------------------------------------------------------------------------

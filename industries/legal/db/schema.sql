@@ -1,7 +1,7 @@
 -- Halverson & Reed: the state every call starts from.
 -- Reference tables (read by tools) come first; the write-bearing records the verifier compares
--- (callers, verifications, record_access, conflict_checks, screening_log, intakes, intake_notes,
--- documents, holds, evaluations, messages, escalations) come last. The people tables (a person's
+-- (callers, verifications, record_access, conflict_checks, screening_log, screening_checks, intakes,
+-- intake_notes, documents, holds, evaluations, messages, escalations) come last. The people tables (a person's
 -- record: pack.json "people") are callers and matters: every look at one leaves a row of
 -- verifications or record_access.
 
@@ -180,6 +180,26 @@ CREATE TABLE screening_log (             -- facts of a matter taken while the co
     conflict_check TEXT NOT NULL,        -- pending (no check yet), conflict (after a conflict in this call),
                                          -- conflict_found_later (taken while clear, then a party checked later conflicted)
     created_at TEXT NOT NULL
+);
+
+CREATE TABLE screening_checks (          -- every screening check run in a call (compared), once per check and values:
+                                         -- a check the right answer does not run (a state assumed, an area guessed,
+                                         -- a check after one that stopped the screening) is on the record
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    record TEXT NOT NULL,                -- the check, as the screening file names it: practice_area, jurisdiction,
+                                         -- or filing_deadline/<area code> (a deadline is one per practice area)
+    practice_area TEXT,                  -- the area code checked (practice_area, filing_deadline)
+    state TEXT,                          -- the two-letter code checked (jurisdiction, filing_deadline)
+    incident_date TEXT,                  -- YYYY-MM-DD (filing_deadline)
+    outcome TEXT NOT NULL,               -- accepted, not_accepted (area); licensed, not_licensed (state); ok, urgent,
+                                         -- expired, or the refusal not_licensed_in_state / practice_area_not_accepted
+                                         -- (deadline)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the values a caller says (the state by name, the
+                                         -- date); not compared, read by the verifier: an extra state or deadline check
+                                         -- is forgiven only as a retry of a check the right answer runs too, with
+                                         -- values the caller was heard saying (a misspoken date corrected)
+    created_at TEXT
 );
 
 CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
