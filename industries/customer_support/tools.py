@@ -699,14 +699,18 @@ def cancel_service_appointment(ctx: ToolContext, cancel_token: str) -> dict:
         raise ToolError("appointment_not_found", "I don't see that appointment as booked.")
     if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL:
         raise ToolError("too_late_to_cancel", "Appointments within 24 hours can't be cancelled by phone.")
-    # Kept at the act (house-rules §3.4): whether a replacement for the same item was already booked
-    # when this one was cancelled. A move books the new appointment first, then cancels the old one.
-    rebooked = ctx.db.execute("SELECT 1 FROM service_appointments WHERE customer_id = ? AND order_number = ? AND sku = ? "
-                              "AND status = 'scheduled' AND id != ?",
-                              (customer_id, row["order_number"], row["sku"], row["id"])).fetchone() is not None
-    ctx.db.execute("UPDATE service_appointments SET status = 'cancelled', replacement_booked_first = ? WHERE id = ?",
+    # Kept at the act (house-rules §3.4): whether the replacement was already secured when this one
+    # was cancelled: a new appointment for the same item booked, or a slot held (held, read back,
+    # then confirmed: the caller is never left without one). A move books first, then cancels.
+    booked = ctx.db.execute("SELECT 1 FROM service_appointments WHERE customer_id = ? AND order_number = ? AND sku = ? "
+                            "AND status = 'scheduled' AND id != ?",
+                            (customer_id, row["order_number"], row["sku"], row["id"])).fetchone() is not None
+    held = ctx.db.execute("SELECT 1 FROM service_holds WHERE customer_id = ? AND status = 'active' AND expires_at > ?",
+                          (customer_id, _stamp(ctx))).fetchone() is not None
+    rebooked = booked or held
+    ctx.db.execute("UPDATE service_appointments SET status = 'cancelled', replacement_first = ? WHERE id = ?",
                    (int(rebooked), row["id"]))
-    return {"appointment_id": row["id"], "status": "cancelled"}
+    return {"appointment_id": row["id"], "status": "cancelled", "replacement_first": rebooked}
 
 
 # --- membership --------------------------------------------------------------------------------

@@ -216,8 +216,8 @@ CREATE TABLE service_appointments (
     plan_id TEXT,                        -- the protection plan that covers it, if any
     price_cents INTEGER NOT NULL,
     status TEXT NOT NULL,                -- scheduled, cancelled
-    replacement_booked_first INTEGER,    -- set when cancelled: 1 if a new appointment for the same item was
-                                         -- already booked (a move books first, then cancels), else 0
+    replacement_first INTEGER,           -- set when cancelled: 1 if a new appointment for the same item was
+                                         -- already booked, or a slot held (a move books first, then cancels)
     created_at TEXT NOT NULL
 );
 
