@@ -26,6 +26,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -407,7 +408,7 @@ def prove_run(paths: Iterable[Path], industries: Iterable[Path]) -> ProofRun:
         elif kind == "exploit":
             _judge_exploit(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
         elif kind == "right" and not (o.replay.parts and not o.passed):
-            _judge_right(run, proof, o, plays[id(o.replay.task)])
+            _judge_right(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
     return run
 
 
@@ -516,14 +517,17 @@ def _same_state(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) 
     return True
 
 
-def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay) -> None:
+def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay,
+                 key_state: dict[str, Any] | None = None) -> None:
     r = o.replay
     tally = _tally(run.right, r.pack.name, r.group)
     tally.tasks.add(r.task.task_id)
     if r.group == "reorder" and o.error is None:
         now = {c.key_index: c.status for c in o.seen if c.key_index is not None}
-        if now != play.status:  # a result changed, or a call was never reached (one ended the call first)
-            tally.skipped += 1  # a result changed: the order carries a dependency, not another right answer
+        # A result changed, a call was never reached (one ended the call first), or the order a house
+        # rule states was recorded otherwise (a pack's order column): the order carries a dependency.
+        if now != play.status or _order_changed(r.pack, o.final_state, key_state):
+            tally.skipped += 1  # not another right answer
             return
     if r.parts:
         tally.as_required += len(r.parts)
@@ -534,6 +538,19 @@ def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay) -> 
     tally.problems += 1
     why = o.error or o.verdict.explain().replace("\n", "\n      ")
     proof.problems.append(f"right answer fails: {r.label}\n      {why}")
+
+
+def _order_changed(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two final states record a rule's order differently (`order_columns` of pack.json)."""
+    if a is None or b is None:
+        return False
+    for name, table in pack.compared_tables.items():
+        if table.order_columns:
+            cols = sorted(table.order_columns)
+            seen = lambda state: Counter(tuple(r.get(c) for c in cols) for r in state.get(name, []))
+            if seen(a) != seen(b):
+                return True
+    return False
 
 
 def _passes(outcome: Outcome) -> bool:
