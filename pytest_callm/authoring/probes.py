@@ -229,7 +229,7 @@ def reorders(task: Task, pack: Pack) -> list[Replay]:
         swapped = list(task.exp_tool_calls)
         swapped[a], swapped[b] = swapped[b], swapped[a]
         out.append(Replay(task, pack, "right", f"exp_tool_calls[{a}] and [{b}] in the other order", swapped,
-                          list(task.exp_handoff_path), group="reorder"))
+                          list(task.exp_handoff_path), group="reorder", keep_state=True))
     return out
 
 

@@ -20,7 +20,9 @@ from pytest_callm.phone.spoken_numbers import find_numbers
 _STREET = re.compile(
     r"\b\d{1,6}\s+(?:[a-z0-9']+\s+){0,3}(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|"
     r"way|place|pl|terrace|parkway|pkwy|highway|hwy|circle|cir|square|sq)\b", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+\s*(?:@|\bat\b)\s*[\w-]+(?:\s*(?:\.|\bdot\b)\s*[\w-]+)+", re.IGNORECASE)
+# An address written ("ana.ruiz@example.com") or spoken ("ana ruiz at example dot com"). A written dot
+# touches its words: "call her back at home. Thanks" is a sentence, not an address.
+_EMAIL = re.compile(r"[\w.+-]+(?:\s*@\s*|\s+at\s+)[\w-]+(?:(?:\.|\s+dot\s+)[\w-]+)+", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _MONTH_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
                          r"\s+\d{4}\b", re.IGNORECASE)
