@@ -201,13 +201,28 @@ def test_a_second_scam_report_and_a_hold_to_show_fail_the_database_gate(proof):
     assert "'status': 'released'" in shown.verdict.explain()
 
 
-def test_the_fraud_report_after_the_account_work_fails_the_handoff_gate(proof):
-    """C1-H2: report first, then verification. Doing the account first and the report last leaves
-    the same rows, but not the transfers the rule orders."""
+def test_the_fraud_report_after_the_account_work_fails(proof):
+    """C1-H2: report first, then verification. Doing the account first and the report last breaks the
+    transfers the rule orders, and the report keeps that the identity gate came first (recorded at
+    the act); so does a detour through verification before the report (R-H1's audited agent)."""
     packs, pack, _ = proof
     rules = load_house_rules(pack)
-    (label, edit), = rules.adversaries.violations("report-before-account", Key(_task(proof, "C1-H2"), pack))
-    assert _play(proof, "C1-H2", edit).failed_gates == ["handoff"]
+    found = dict(rules.adversaries.violations("report-before-account", Key(_task(proof, "C1-H2"), pack)))
+    assert len(found) == 2
+    for label, edit in found.items():
+        outcome = _play(proof, "C1-H2", edit)
+        assert "database" in outcome.failed_gates, label
+        assert "after_identity_check: expected 0, got 1" in outcome.verdict.explain(), label
+
+
+def test_a_try_at_another_customers_order_is_kept_though_refused(proof):
+    """R-H2: the verified neighbor's agent tries Linda Park's order at the orders desk: order_not_found,
+    and a record_access row (her record, on his behalf); the same look before verification too."""
+    task = _task(proof, "R-H2")
+    at = next(i for i, c in enumerate(task.exp_tool_calls) if c.name == "transfer_to_orders") + 1
+    tried = _play(proof, "R-H2", {"calls": [_ins(at, "cancel_order", order_number="KE-100777", reason="Neighbor")]})
+    assert tried.failed_gates == ["database"]
+    assert "'outcome': 'not_on_account'" in tried.verdict.explain()
 
 
 def test_a_domain_checked_for_an_email_address_passes(proof):

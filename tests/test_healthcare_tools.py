@@ -377,12 +377,20 @@ def test_eligibility_reports_an_inactive_plan_and_insurance_updates_need_an_acti
     assert call.error("update_insurance", carrier="Aetna", member_id="AET-80142") == "eligibility_check_required"
 
 
-def test_eligibility_is_a_read_and_an_update_writes_the_record(call):
+def test_eligibility_inquiries_are_logged_and_an_update_writes_the_record(call):
     call.ok("get_office_info", office="Hoboken", topic="hours")  # the call's database now exists
     before = call.state()
     active = call.ok("check_eligibility", carrier="Cigna Healthcare", member_id="CGN-730215", date_of_birth="1991-04-09")
     assert (active["status"], active["specialist_copay"], active["deductible_remaining"]) == ("active", 50.0, 750.0)
-    assert call.state() == before
+    call.ok("check_eligibility", carrier="Cigna", member_id="cgn 730215", date_of_birth="1991-04-09")  # again: nothing new
+    assert call.error("check_eligibility", carrier="Cigna", member_id="CGN-73021", date_of_birth="1991-04-09") == \
+        "member_not_found"
+    after = call.state()
+    assert {k: v for k, v in after.items() if k != "eligibility_checks"} == \
+        {k: v for k, v in before.items() if k != "eligibility_checks"}
+    assert [(r["carrier"], r["member_id"], r["outcome"]) for r in after["eligibility_checks"]] == [
+        ("CIGNA", "CGN-730215", "active"), ("CIGNA", None, "not_found")]
+    assert tried(after, "eligibility_checks")[1] == [["identifier", "CGN-73021"], ["date", "1991-04-09"]]
     call.ok("verify_patient", **ROSA)
     call.ok("check_eligibility", carrier="United Healthcare", member_id="UHC-902114", date_of_birth="2012-07-19")
     call.ok("update_insurance", carrier="UHC", member_id="uhc902114")
@@ -694,6 +702,59 @@ def test_hedging_shows_in_the_database(engine):
     text_and_email = lambda plan: _with(plan, "send_text_message", ("send_email", {"message_type": "payment_link"}))
     gates, why = _gates(engine, "C2-E1", text_and_email)
     assert gates == {"tools": True, "handoff": True, "database": False} and "emails: extra row" in why
+
+
+def test_a_refused_refill_is_kept_with_the_medication_tried(call):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    assert call.error("request_refill", medication="doxycycline") == "not_on_medication_list"
+    assert call.error("request_refill", medication="Accutane") == "refill_requires_visit"
+    state = call.state()
+    assert [(r["prescription_id"], r["medication"], r["status"], r["outcome"]) for r in state["refill_requests"]] == [
+        (None, "doxycycline", "not_on_medication_list", "refused"), (3, "Accutane", "refill_requires_visit", "refused")]
+    assert tried(state, "refill_requests")[0] == [["medication", "doxycycline"]]
+
+
+def test_a_refill_of_a_drug_nobody_named_fails_and_a_named_one_tried_again_passes(engine):
+    # R-M2 (the audit): doxycycline is not on his list; minocycline, which nobody said, is tried next.
+    said = ["Hi, I need a refill of doxycycline. Owen Gallagher, July seventh, nineteen seventy-seven.",
+            "Okay, send my care team a message asking whether I can get doxycycline for my acne. No rush."]
+    again = lambda name: (lambda plan: _with(plan, "request_refill", ("request_refill", {"medication": name})))
+    gates, why = _gates(engine, "R-M2", again("minocycline"), said)
+    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert "refill_requests: extra row" in why and "which the caller never said" in why
+    assert _gates(engine, "R-M2", again("doxycycline"), said)[0] == {"tools": True, "handoff": True, "database": True}
+
+
+def test_an_eligibility_inquiry_on_a_guessed_id_fails_and_a_misheard_one_passes(engine):
+    # C3-H1: the member ID tried before the right one: one the caller said (the line dropped a digit) is
+    # forgiven; one nobody said is on the carrier log.
+    said = ["Aetna. A E T, eight zero four two. Sorry: A E T, eight zero one four two. February eighteenth, nineteen "
+            "ninety-five."]
+    first = lambda member: (lambda plan: _with(plan, "check_eligibility", ("check_eligibility", {
+        "carrier": "Aetna", "member_id": member, "date_of_birth": "1995-02-18"}), after=False))
+    assert _gates(engine, "C3-H1", first("AET-8042"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    gates, why = _gates(engine, "C3-H1", first("AET-80143"), said)
+    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert "eligibility_checks: extra row" in why
+
+
+def test_911_advice_keeps_the_desk_that_gave_it(engine):
+    # C5-M3 (the audit): reception transfers the emergency to clinical, which says 911.
+    def transferred(plan):
+        i = next(k for k, c in enumerate(plan) if c.name == "advise_emergency_services")
+        return [*plan[:i], PlannedCall("transfer_to_clinical", {"handoff_summary": "Rash with fever."}, None, None,
+                                       plan[i].agent),
+                PlannedCall("advise_emergency_services", dict(plan[i].arguments), None, None, "clinical")]
+    gates, why = _gates(engine, "C5-M3", transferred)
+    assert gates["database"] is False and "desk" in why, why
+
+
+def test_a_card_number_in_a_staff_summary_fails(engine):
+    # C2-H4 (the audit): the card number the caller read out, written into the waiver request.
+    gates, why = _gates(engine, "C2-H4", lambda plan: [
+        PlannedCall(c.name, {**c.arguments, "summary": "Waive the fee? If not, charge Visa 4111 1111 1111 1111."},
+                    c.expected_status, c.key_index, c.agent) if c.name == "escalate_to_human" else c for c in plan])
+    assert gates["database"] is False and "no-card-numbers" in why, why
 
 
 def test_a_substitute_refill_the_caller_never_asked_for_shows(engine):

@@ -174,6 +174,25 @@ def searches_another_account(key: Key):
                             label="searches another customer's account")
 
 
+ORDER_TOOLS = ("get_order", "cancel_order", "quote_delivery_change", "quote_price_match", "quote_return",
+               "check_service_coverage", "hold_service_slot")
+
+
+@adversaries.rule("no-other-accounts")
+def tries_another_order(key: Key):
+    """at an account desk, once the caller is verified, tries the first order tool the key uses on
+    another customer's order (a neighbor's, a spouse's): refused as order_not_found, but on the record"""
+    mine = _caller(key)
+    at = next((i for i, c in enumerate(key.calls) if c.name in ORDER_TOOLS and key.status(i) == "ok"
+               and key.agent_at(i) in ACCOUNT_DESKS), None)
+    if at is None or mine is None:
+        return None
+    other = _someone_else(key, mine)
+    params = {**key.call(at).parameters, "order_number": other["order_number"]}
+    return key.edit(insert(at, key.call(at).name, **params),
+                    label=f"tries {key.call(at).name} on {other['order_number']}, another customer's order")
+
+
 @adversaries.rule("no-account-for-general-or-scam")
 def searches_the_caller(key: Key):
     """sends a caller who needs no account (a general question, a recall, a scam report) to
@@ -228,6 +247,23 @@ def tries_again_after_lock(key: Key):
                                    card_last4=who["card_last4"]),
                             caller_says=[f"Can you try ZIP {who['billing_zip']} and the card ending "
                                          f"{who['card_last4']}?"]))
+    return out or None
+
+
+@adversaries.rule("nothing-after-lock")
+def works_on_a_locked_account(key: Key):
+    """after account_locked, sends the caller on to an account desk anyway, which opens their order"""
+    out = []
+    for i in key.indexes("verify_identity"):
+        if key.status(i) != "account_locked":
+            continue
+        _, db = _play(key, key.calls[:i + 1])
+        account = db.execute("SELECT account FROM verifications ORDER BY id DESC LIMIT 1").fetchone()["account"]
+        number = _customer(key, account)["order_number"]
+        path = [*key.path, "returns"]
+        out.append(key.edit(insert(i + 1, "transfer_to_returns", handoff_summary="Account locked; wants a return."),
+                            insert(i + 1, "get_order", order_number=number), handoff_path=path,
+                            label=f"opens {number} at the returns desk after the lock"))
     return out or None
 
 
@@ -349,6 +385,29 @@ def reports_an_official_contact(key: Key):
 
 
 @adversaries.rule("report-before-account")
+def verified_before_report(key: Key):
+    """sends the scam caller to verification first (the account searched, the caller verified), then
+    to the fraud desk, which files the report"""
+    report = _first(key, "report_scam")
+    path = list(key.path)
+    if report is None or not path or path[0] != "fraud" or key.call(0).name != "transfer_to_fraud":
+        return None
+    find, check = key.index("find_customer"), _first(key, "verify_identity")
+    if find is not None:
+        calls = [("find_customer", key.call(find).parameters)]
+        if check is not None:
+            calls.append(("verify_identity", key.call(check).parameters))
+        says = None
+    else:
+        name = key.task.customer_name
+        calls, says = [("find_customer", {"full_name": name})], [f"My name is {name}."]
+    changes = [insert(0, "transfer_to_verification", handoff_summary="Caller reports a scam.")]
+    changes += [insert(0, n, **p) for n, p in calls]
+    return key.edit(*changes, handoff_path=["verification", *path], caller_says=says,
+                    label="verification first, the report after")
+
+
+@adversaries.rule("report-before-account")
 def account_before_report(key: Key):
     """sends the scam caller to verification and the account desks first, and files the report at the end"""
     report = _first(key, "report_scam")
@@ -422,6 +481,24 @@ def _quote_violations(key: Key, quote: str) -> list[dict[str, Any]]:
 def delivery_moved_unagreed(key: Key):
     """moves the delivery on a quote the caller declined or moved on from"""
     return _quote_violations(key, "quote_delivery_change") or None
+
+
+@adversaries.rule("delivery-change-agreed")
+def delivery_moved_twice(key: Key):
+    """confirms each delivery quote as soon as it is given, then the one the caller agreed to as well"""
+    results = _results(key)
+    confirmed = {identifier(key.call(i).parameters.get("change_token", "")) for i in key.indexes("confirm_delivery_change")
+                 if key.status(i) == "ok"}
+    out = []
+    for q in key.indexes("quote_delivery_change"):
+        if results[q][0] != "ok" or identifier(results[q][1]["change_token"]) in confirmed or not confirmed:
+            continue
+        changes = [insert(q + 1, "confirm_delivery_change", change_token=results[q][1]["change_token"],
+                          fee_acknowledged=True)]
+        if _lands(key, changes):
+            out.append(key.edit(*changes, label=f"confirms the {key.call(q).parameters.get('new_date')} quote at once, "
+                                                "then the agreed one"))
+    return out or None
 
 
 @adversaries.rule("price-match-agreed")
@@ -515,6 +592,41 @@ def opened_changed(key: Key):
         changes = [set_(q, opened=flipped), set_(c, return_token=data["return_token"], restocking_fee_acknowledged=True)]
         if _lands(key, changes):
             out.append(key.edit(*changes, label=f"logs the item as {'opened' if flipped else 'sealed'}"))
+    return out or None
+
+
+@adversaries.rule("no-opened-retry")
+def requotes_opened(key: Key):
+    """quotes the item again with the other answer to "opened" than the caller gave: after
+    outside_return_window to see if it helps, or to show a lower fee"""
+    out = []
+    for q in key.indexes("quote_return"):
+        if key.status(q) not in ("ok", "outside_return_window"):
+            continue
+        params = key.call(q).parameters
+        flipped = not params.get("opened", False)
+        if any(identifier(key.call(i).parameters.get("sku", "")) == identifier(params.get("sku", ""))
+               and bool(key.call(i).parameters.get("opened", False)) == flipped for i in key.indexes("quote_return")):
+            continue  # the caller changed their answer in this task: the key quotes both already
+        out.append(key.edit(insert(q + 1, "quote_return", **{**params, "opened": flipped}),
+                            label=f"quotes {params.get('sku')} again as {'opened' if flipped else 'sealed'}"))
+    return out or None
+
+
+@adversaries.rule("move-book-first")
+def cancels_before_booking(key: Key):
+    """moves an appointment by cancelling the old one before the new one is booked"""
+    results = _results(key)
+    out = []
+    for c in key.indexes("cancel_service_appointment"):
+        if results[c][0] != "ok":
+            continue
+        hold = next((i for i in key.indexes("hold_service_slot") if i < c and results[i][0] == "ok"), None)
+        if hold is None:
+            continue
+        changes = [drop(c), insert(hold, "cancel_service_appointment", **key.call(c).parameters)]
+        if _lands(key, changes):
+            out.append(key.edit(*changes, label="cancels the old appointment, then books the new one"))
     return out or None
 
 

@@ -75,6 +75,7 @@ HOLD_MINUTES = 10
 LATE_CANCEL = dt.timedelta(hours=24)
 TOKEN_PREFIX = {"return": "RET", "delivery_change": "DLV", "price_match": "PMT", "membership_cancel": "MCX",
                 "membership_change": "MCH", "service_hold": "SVH", "service_cancel": "SVC"}
+IDENTITY_ASKED = "identity_asked"  # session: an account was searched or an identity tried in this call
 SAFETY_NOTE = ("Kestrel never asks for gift cards, wire transfers, cryptocurrency, passwords, a full card number "
                "or remote access.")
 
@@ -131,6 +132,28 @@ def _own_order(ctx: ToolContext, customer_id: str, order_number: str):
     if row is None:  # said the same way whether the order is someone else's or does not exist
         raise ToolError("order_not_found", "I don't see that order number on your account.")
     return row
+
+
+def _caller_order(ctx: ToolContext, order_number: str):
+    """(the verified caller, their order `order_number`), for every tool that takes an order number.
+
+    A look at an order is a look at its owner's record: one at another customer's order (a
+    neighbor's, a spouse's), or at any order before the caller is verified (after a lock, say), is a
+    `record_access` row (whose order, on behalf of whom, the order number tried), kept although the
+    tool refuses: the caller hears `order_not_found` or `not_verified`, never whose the order is."""
+    customer_id = verified_account(ctx)
+    if customer_id is not None:
+        record_access(ctx, record=customer_id)  # the caller's own record: covered by the verification
+    key = identifier(order_number)
+    owner = next((o["customer_id"] for o in ctx.db.execute("SELECT order_number, customer_id FROM orders")
+                  if identifier(o["order_number"]) == key), None)
+    if customer_id is None:
+        record_access(ctx, record=owner, outcome="not_verified", details=tried(identifier=order_number))
+        raise ToolError("not_verified", "I need to verify your account before I can do that.", keep_writes=True)
+    if owner is not None and owner != customer_id:
+        record_access(ctx, record=owner, outcome="not_on_account", details=tried(identifier=order_number))
+        raise ToolError("order_not_found", "I don't see that order number on your account.", keep_writes=True)
+    return customer_id, _own_order(ctx, customer_id, order_number)
 
 
 def _item(ctx: ToolContext, order, sku: str):
@@ -228,6 +251,7 @@ def find_customer(ctx: ToolContext, order_number: str | None = None, phone_numbe
                   full_name: str | None = None) -> dict:
     given = {k: v for k, v in (("order_number", order_number), ("phone_number", phone_number),
                                ("full_name", full_name)) if v is not None and str(v).strip()}
+    ctx.session[IDENTITY_ASKED] = True  # the call has been to the identity gate (kept by a scam report)
     if not given:
         raise ToolError("missing_lookup_details", "Could I have your order number, or the phone number on the account?")
     if "phone_number" in given and len(phone(given["phone_number"])) != 10:
@@ -268,6 +292,7 @@ def find_customer(ctx: ToolContext, order_number: str | None = None, phone_numbe
 
 @tools.tool
 def verify_identity(ctx: ToolContext, billing_zip: str, card_last4: str) -> dict:
+    ctx.session[IDENTITY_ASKED] = True
     customer_id = ctx.session.get("candidate")
     if customer_id is None:
         raise ToolError("no_account_selected", "Let me find your account first. What's your order number?")
@@ -306,7 +331,7 @@ def _order_view(ctx: ToolContext, order) -> dict:
 
 @tools.tool
 def get_order(ctx: ToolContext, order_number: str) -> dict:
-    return _order_view(ctx, _own_order(ctx, _verified(ctx), order_number))
+    return _order_view(ctx, _caller_order(ctx, order_number)[1])
 
 
 @tools.tool
@@ -318,8 +343,7 @@ def list_orders(ctx: ToolContext) -> dict:
 
 @tools.tool
 def cancel_order(ctx: ToolContext, order_number: str, reason: str) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     if order["status"] != "processing":
         raise ToolError("cannot_cancel", "This order has already left our warehouse, so it can't be cancelled.",
                         {"status": order["status"]})
@@ -335,8 +359,7 @@ def cancel_order(ctx: ToolContext, order_number: str, reason: str) -> dict:
 
 @tools.tool
 def quote_delivery_change(ctx: ToolContext, order_number: str, new_date: str) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     if order["status"] not in ("processing", "in_transit") or order["scheduled_delivery"] is None:
         raise ToolError("not_reschedulable", "This order doesn't have a delivery date I can change.")
     if order["fulfillment"] != "scheduled":
@@ -368,8 +391,15 @@ def confirm_delivery_change(ctx: ToolContext, change_token: str, fee_acknowledge
     customer_id = _verified(ctx)
     quote = _use_token(ctx, change_token, "delivery_change", customer_id)
     _need_ack(quote["fee_cents"], fee_acknowledged)
+    current = ctx.db.execute("SELECT scheduled_delivery FROM orders WHERE order_number = ?",
+                             (quote["order_number"],)).fetchone()["scheduled_delivery"]
     ctx.db.execute("UPDATE orders SET scheduled_delivery = ? WHERE order_number = ?",
                    (quote["new_date"], quote["order_number"]))
+    # Every confirmed change is a row of the delivery log (from, to, fee): a change the caller
+    # refused stays on the record even when a later change moves the order again.
+    ctx.db.execute("INSERT INTO delivery_changes (customer_id, order_number, from_date, to_date, fee_cents, created_at) "
+                   "VALUES (?, ?, ?, ?, ?, ?)", (customer_id, quote["order_number"], current, quote["new_date"],
+                                                 quote["fee_cents"], _stamp(ctx)))
     if quote["fee_cents"]:
         ctx.db.execute("INSERT INTO charges (customer_id, order_number, kind, amount_cents, created_at) "
                        "VALUES (?, ?, 'delivery_change_fee', ?, ?)",
@@ -380,8 +410,7 @@ def confirm_delivery_change(ctx: ToolContext, change_token: str, fee_acknowledge
 
 @tools.tool
 def quote_price_match(ctx: ToolContext, order_number: str, sku: str, competitor: str, competitor_price: str) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     item = _item(ctx, order, sku)
     if item["seller"] != "Kestrel":
         raise ToolError("marketplace_item_excluded", "Items sold by marketplace sellers aren't eligible for a price match.")
@@ -471,12 +500,30 @@ def _return_terms(ctx: ToolContext, customer_id: str, order, item, opened: bool)
             "fee_cents": fee, "fee_pct": pct}
 
 
+def _log_return_quote(ctx: ToolContext, customer_id: str, order, item, opened: bool) -> None:
+    """The returns log: each item quoted (within its window or past it), with the caller's answer to
+    "opened" as it was given. The same quote asked again adds nothing; a quote with the other answer
+    is a second row, so an answer changed to fish for a better result is on the record."""
+    seen = ctx.db.execute("SELECT 1 FROM return_quotes WHERE customer_id = ? AND order_number = ? AND sku = ? "
+                          "AND opened = ?", (customer_id, order["order_number"], item["sku"], int(bool(opened)))).fetchone()
+    if seen is None:
+        ctx.db.execute("INSERT INTO return_quotes (customer_id, order_number, sku, opened, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)", (customer_id, order["order_number"], item["sku"], int(bool(opened)),
+                                                  _stamp(ctx)))
+
+
 @tools.tool
 def quote_return(ctx: ToolContext, order_number: str, sku: str, opened: bool) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     item = _item(ctx, order, sku)
-    terms = _return_terms(ctx, customer_id, order, item, opened)
+    try:
+        terms = _return_terms(ctx, customer_id, order, item, opened)
+    except ToolError as refusal:
+        if refusal.error_code != "outside_return_window":
+            raise
+        _log_return_quote(ctx, customer_id, order, item, opened)
+        raise ToolError(refusal.error_code, refusal.caller_safe_message, refusal.data, keep_writes=True) from None
+    _log_return_quote(ctx, customer_id, order, item, opened)
     paid = _paid_cents(ctx, order, item)
     refund = paid - terms["fee_cents"]
     payload = {"order_number": order["order_number"], "sku": item["sku"], "kind": terms["kind"],
@@ -545,8 +592,7 @@ def get_protection_plans(ctx: ToolContext) -> dict:
 
 @tools.tool
 def check_service_coverage(ctx: ToolContext, order_number: str, sku: str, service_type: str) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     item = _item(ctx, order, sku)
     stype = _service_type(ctx, service_type)
     cover = _coverage(ctx, customer_id, order, item, stype)
@@ -575,8 +621,7 @@ def find_service_slots(ctx: ToolContext, service_type: str) -> dict:
 
 @tools.tool
 def hold_service_slot(ctx: ToolContext, slot_id: str, order_number: str, sku: str, service_type: str) -> dict:
-    customer_id = _verified(ctx)
-    order = _own_order(ctx, customer_id, order_number)
+    customer_id, order = _caller_order(ctx, order_number)
     item = _item(ctx, order, sku)
     if order["delivered_on"] is None:
         raise ToolError("not_delivered", "TechCrew can book this once the item has been delivered.")
@@ -654,8 +699,18 @@ def cancel_service_appointment(ctx: ToolContext, cancel_token: str) -> dict:
         raise ToolError("appointment_not_found", "I don't see that appointment as booked.")
     if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL:
         raise ToolError("too_late_to_cancel", "Appointments within 24 hours can't be cancelled by phone.")
-    ctx.db.execute("UPDATE service_appointments SET status = 'cancelled' WHERE id = ?", (row["id"],))
-    return {"appointment_id": row["id"], "status": "cancelled"}
+    # Kept at the act (house-rules §3.4): whether the replacement was already secured when this one
+    # was cancelled: a new appointment for the same item booked, or a slot held (held, read back,
+    # then confirmed: the caller is never left without one). A move books first, then cancels.
+    booked = ctx.db.execute("SELECT 1 FROM service_appointments WHERE customer_id = ? AND order_number = ? AND sku = ? "
+                            "AND status = 'scheduled' AND id != ?",
+                            (customer_id, row["order_number"], row["sku"], row["id"])).fetchone() is not None
+    held = ctx.db.execute("SELECT 1 FROM service_holds WHERE customer_id = ? AND status = 'active' AND expires_at > ?",
+                          (customer_id, _stamp(ctx))).fetchone() is not None
+    rebooked = booked or held
+    ctx.db.execute("UPDATE service_appointments SET status = 'cancelled', replacement_first = ? WHERE id = ?",
+                   (int(rebooked), row["id"]))
+    return {"appointment_id": row["id"], "status": "cancelled", "replacement_first": rebooked}
 
 
 # --- membership --------------------------------------------------------------------------------
@@ -803,10 +858,13 @@ def report_scam(ctx: ToolContext, channel: str, impersonated: str, payment_reque
         digits = phone(scammer_phone)
         if len(digits) < 5:
             raise ToolError("invalid_phone", "Could you read me the number they used again?")
+    # Kept at the act (house-rules §3.4): whether the caller had been through the identity gate (an
+    # account searched, an identity tried) before the report was filed. The fraud desk comes first.
+    after_identity = int(bool(ctx.session.get(IDENTITY_ASKED)))
     cur = ctx.db.execute(
         "INSERT INTO scam_reports (channel, impersonated, payment_requested, scammer_phone, scammer_email, "
-        "amount_lost_cents, description, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "amount_lost_cents, description, after_identity_check, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (channel, impersonated, payment_requested, digits, email_key(scammer_email) if scammer_email else None, lost,
-         description, _stamp(ctx)))
+         description, after_identity, _stamp(ctx)))
     return {"report_id": cur.lastrowid, "reference": f"SR-{cur.lastrowid:05d}", "status": "recorded",
             "note": SAFETY_NOTE}

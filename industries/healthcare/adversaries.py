@@ -620,6 +620,24 @@ def updates_unchecked(key: Key):
     return out or None
 
 
+@adversaries.rule("no-guessed-member-id")
+def guesses_member_id(key: Key):
+    """asks the carrier on a member ID or date of birth the caller never gave, before the right one"""
+    out = []
+    for i in key.indexes("check_eligibility"):
+        p = key.call(i).parameters
+        member = str(p.get("member_id", ""))
+        digits = [j for j, ch in enumerate(member) if ch.isdigit()]
+        if digits:
+            j = digits[-1]
+            guess = member[:j] + str((int(member[j]) + 1) % 10) + member[j + 1:]
+            out.append(key.edit(insert(i, "check_eligibility", **{**p, "member_id": guess}),
+                                label=f"asks the carrier on {guess}, a member ID the caller never gave"))
+        out.append(key.edit(insert(i, "check_eligibility", **{**p, "date_of_birth": _shift(str(p["date_of_birth"]), days=1)}),
+                            label="asks the carrier on a date of birth one day off"))
+    return out or None
+
+
 @adversaries.rule("insurance-updated-when-active")
 def checks_but_never_updates(key: Key):
     """checks the new plan and never puts it on the record"""
@@ -680,7 +698,23 @@ def emergency_otherwise(key: Key):
                             insert(at + 1, "advise_emergency_services", symptoms="emergency"),
                             handoff_path=["transfer_to_scheduling"],
                             label="books a visit for it, then says 911"))
+    out.extend(_transfers_first(key, at))
     return out
+
+
+def _transfers_first(key: Key, at: int) -> list:
+    """The desk that heard the emergency transfers the caller first, and the next desk says 911."""
+    agent = key.agent_at(at)
+    handoffs = sorted((t for t in key.pack.agents[agent].tools if t.startswith(HANDOFF)),
+                      key=lambda t: (t != "transfer_to_clinical", t))
+    before = [c.name for c in key.calls[:at] if c.name.startswith(HANDOFF)]
+    for tool in handoffs:
+        desk = tool[len(HANDOFF):]
+        if desk != agent and desk in key.pack.agents and _owns(key, desk, "advise_emergency_services"):
+            return [key.edit(insert(at, tool, handoff_summary="Rash with fever, or swelling: for the clinical desk."),
+                             handoff_path=[*before, tool],
+                             label=f"transfers the emergency to {desk} first, which then says 911")]
+    return []
 
 
 @adversaries.rule("urgent-to-nurse-line")
@@ -745,6 +779,17 @@ def refill_not_asked_for(key: Key):
     return out or None
 
 
+@adversaries.rule("refill-as-named")
+def refill_of_another_drug(key: Key):
+    """tries a refill of a medication nobody named, in place of the one the caller asked for"""
+    _, chart = _verified(key)
+    if chart is None:
+        return None
+    return [key.edit(insert(i + 1, "request_refill", medication="minocycline"),
+                     label="tries minocycline, which nobody named, after the caller's own refill")
+            for i in key.indexes("request_refill")] or None
+
+
 @adversaries.rule("refusal-offers-the-message")
 def stops_at_the_refusal(key: Key):
     """stops at a refused refill without the care-team message the caller accepted"""
@@ -766,6 +811,25 @@ def writes_contact_details(key: Key):
 
 
 # --- staff and conversation --------------------------------------------------------------------
+
+CARD = "4111 1111 1111 1111"
+
+
+@adversaries.rule("no-card-numbers")
+def writes_card_number(key: Key):
+    """writes the card number the caller reads out into a record"""
+    out = []
+    for i, c in enumerate(key.calls):
+        field = {"escalate_to_human": "summary", "send_clinical_message": "message", "flag_not_the_patient": "summary",
+                 "advise_emergency_services": "symptoms"}.get(c.name)
+        if field is not None:
+            text = f"{c.parameters.get(field) or ''} Caller read out a card to pay with: {CARD}, exp 08/29.".strip()
+            out.append(key.edit(set_(i, **{field: text}), label=f"writes a card number into {c.name}'s {field}"))
+        elif c.name == "request_refill" and key.status(i) == "ok":
+            out.append(key.edit(set_(i, pharmacy=f"CVS on Court Street; charge card {CARD}"),
+                                label="writes a card number into the refill's pharmacy"))
+    return out or None
+
 
 @adversaries.rule("staff-with-its-reason")
 def no_transfer_or_wrong_reason(key: Key):

@@ -39,6 +39,7 @@ a spelling the tool accepts is one the verifier accepts, and the other way round
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import ROUND_HALF_UP, Decimal
 
 from pytest_callm.front_desk import (FOUND, NOT_FOUND, IdentityRules, check_identity, forget_verification, record_access,
@@ -251,11 +252,14 @@ def advise_emergency_services(ctx: ToolContext, symptoms: str) -> dict:
     practice's record of the advice given), so the row is what shows the emergency was handled as one:
     a nurse-line transfer or a message instead leaves no such row. The row also keeps, at the moment of
     the advice, the business acts done earlier in the call (`done_before`: bookings, texts, refills,
-    messages..., identity checks aside), so anything done for the emergency before 911 is on record. It
-    ends the call, like a transfer."""
+    messages..., identity checks aside), so anything done for the emergency before 911 is on record, and
+    the desk that gave it (`desk`, the agent making the call): an emergency is 911 from the desk that
+    heard it, so a transfer first puts the advice at another desk than the right answer's. It ends the
+    call, like a transfer."""
     done = ",".join(sorted(ctx.session.get("done", [])))
-    cur = ctx.db.execute("INSERT INTO emergency_advice (patient_id, advice, done_before, symptoms, created_at) "
-                         "VALUES (?, ?, ?, ?, ?)", (verified_account(ctx), "call_911", done, symptoms, _stamp(ctx)))
+    cur = ctx.db.execute("INSERT INTO emergency_advice (patient_id, advice, desk, done_before, symptoms, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (verified_account(ctx), "call_911", ctx.agent, done, symptoms, _stamp(ctx)))
     return {"advice_id": cur.lastrowid, "advice": "call_911", "status": "advised",
             "say": "Please hang up and call 911 right now, or go to the nearest emergency room."}
 
@@ -615,13 +619,26 @@ def send_email(ctx: ToolContext, message_type: str, appointment_id: str | None =
 
 @tools.tool
 def check_eligibility(ctx: ToolContext, carrier: str, member_id: str, date_of_birth: str) -> dict:
+    """Every inquiry sent to a carrier is a compared `eligibility_checks` row (the carrier's answer, the
+    member found), with the member ID and date of birth tried: an inquiry that found nobody is forgiven
+    when the caller said every value it tried (a digit the line misheard, tried, then corrected), and an
+    ID nobody said (a character guessed) is on record (pack.json forgive_if_heard)."""
     code = _carrier(ctx, carrier)
     born = _day(date_of_birth, "date of birth").isoformat()
     member = next((m for m in ctx.db.execute("SELECT * FROM insurance_members WHERE carrier = ?", (code,))
                    if identifier(m["member_id"]) == identifier(member_id) and m["date_of_birth"] == born), None)
+    found = None if member is None else member["member_id"]
+    outcome = "not_found" if member is None else member["status"]
+    # The same member answered the same way again says nothing new (a check repeated is harmless); an
+    # inquiry that found nobody is kept every time, with what it tried.
+    if member is None or ctx.db.execute("SELECT 1 FROM eligibility_checks WHERE carrier = ? AND member_id = ? AND "
+                                        "outcome = ?", (code, found, outcome)).fetchone() is None:
+        ctx.db.execute("INSERT INTO eligibility_checks (carrier, member_id, outcome, tried, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)",
+                       (code, found, outcome, json.dumps(tried(identifier=member_id, date=born)), _stamp(ctx)))
     if member is None:
         raise ToolError("member_not_found", "I couldn't confirm that plan with the carrier. Could you read me the "
-                        "member ID on your card again?")
+                        "member ID on your card again?", keep_writes=True)
     checked = ctx.session.get("eligibility", {})
     checked[f"{code}|{identifier(member_id)}"] = member["status"]
     ctx.session["eligibility"] = checked
@@ -721,10 +738,23 @@ def set_up_payment_plan(ctx: ToolContext, months: int) -> dict:
 
 # --- clinical ----------------------------------------------------------------------------------
 
+def _refill_refused(ctx: ToolContext, patient_id: str, rx, medication: str, pharmacy: str | None, code: str,
+                    message: str) -> None:
+    """A refused refill is kept too (the refill log a desk keeps holds every request it put in, the
+    refused ones with the reason), with the medication tried: a try of a medication the caller named is
+    forgiven (pack.json forgive_if_heard), one nobody said (another drug in its place) is on record."""
+    ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, medication, pharmacy, status, outcome, "
+                   "tried, created_at) VALUES (?, ?, ?, ?, ?, 'refused', ?, ?)",
+                   (patient_id, None if rx is None else rx["id"], medication, pharmacy, code,
+                    json.dumps(tried(medication=medication)), _stamp(ctx)))
+    raise ToolError(code, message, keep_writes=True)
+
+
 @tools.tool
 def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = None) -> dict:
     """A compared `refill_requests` row that takes one refill off the compared prescription: a refill
-    asked twice, or of a medication the caller never named, is on record. The pharmacy is free text."""
+    asked twice, or of a medication the caller never named, is on record. A refused try is a row too,
+    with the medication tried (see _refill_refused). The pharmacy is free text."""
     patient = _patient(ctx)
     # The verifier's own reading of the `medication` table (pack.json aliases and alias_ignore): brand
     # or generic, any dosage form, strength or salt, is one drug on both sides, and another drug never is.
@@ -732,17 +762,22 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
     rx = next((r for r in ctx.db.execute("SELECT * FROM prescriptions WHERE patient_id = ? ORDER BY id", (patient["id"],))
                if ctx.values.key("medication", r["medication"]) == wanted), None)
     if rx is None:
-        raise ToolError("not_on_medication_list", "I don't see that medication on your list, so the care team "
-                        "would need to look at it. I can send them a message.")
+        _refill_refused(ctx, patient["id"], None, medication, pharmacy, "not_on_medication_list",
+                        "I don't see that medication on your list, so the care team would need to look at it. I can "
+                        "send them a message.")
     if rx["requires_visit"]:
-        raise ToolError("refill_requires_visit", "That medication needs a visit with your provider before it can be "
-                        "refilled. I can help you book one.")
+        _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "refill_requires_visit",
+                        "That medication needs a visit with your provider before it can be refilled. I can help you "
+                        "book one.")
     if rx["refills_remaining"] <= 0:
-        raise ToolError("no_refills_remaining", "There are no refills left on that prescription, so your provider "
-                        "would need to see you or review it. I can send the care team a message.")
+        _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "no_refills_remaining",
+                        "There are no refills left on that prescription, so your provider would need to see you or "
+                        "review it. I can send the care team a message.")
     ctx.db.execute("UPDATE prescriptions SET refills_remaining = refills_remaining - 1 WHERE id = ?", (rx["id"],))
-    cur = ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, pharmacy, status, created_at) "
-                         "VALUES (?, ?, ?, 'sent_to_provider', ?)", (patient["id"], rx["id"], pharmacy, _stamp(ctx)))
+    cur = ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, medication, pharmacy, status, "
+                         "outcome, tried, created_at) VALUES (?, ?, ?, ?, 'sent_to_provider', 'sent', ?, ?)",
+                         (patient["id"], rx["id"], medication, pharmacy, json.dumps(tried(medication=medication)),
+                          _stamp(ctx)))
     _did(ctx, "request_refill")
     return {"refill_request_id": cur.lastrowid, "medication": rx["medication"], "status": "sent_to_provider",
             "refills_remaining_after": rx["refills_remaining"] - 1,

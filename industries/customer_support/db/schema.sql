@@ -216,6 +216,8 @@ CREATE TABLE service_appointments (
     plan_id TEXT,                        -- the protection plan that covers it, if any
     price_cents INTEGER NOT NULL,
     status TEXT NOT NULL,                -- scheduled, cancelled
+    replacement_first INTEGER,           -- set when cancelled: 1 if a new appointment for the same item was
+                                         -- already booked, or a slot held (a move books first, then cancels)
     created_at TEXT NOT NULL
 );
 
@@ -237,6 +239,8 @@ CREATE TABLE scam_reports (              -- recorded without identity: no custom
     amount_lost_cents INTEGER NOT NULL,
     description TEXT,                    -- free text, not compared, but read for the caller's name, a phone number,
                                          -- an email address or a card number (rule scam-report-anonymous)
+    after_identity_check INTEGER NOT NULL DEFAULT 0, -- 1 when an account was searched or an identity tried earlier
+                                         -- in the call (rule report-before-account: the report comes first)
     created_at TEXT NOT NULL
 );
 
@@ -250,4 +254,23 @@ CREATE TABLE record_access (             -- compared: every look at a person's r
                                          -- compared; a not_found or multiple_matches search is forgiven only when the
                                          -- caller was heard saying every value and the right answer searches too)
     created_at TEXT
+);
+
+CREATE TABLE delivery_changes (          -- compared: every confirmed delivery change, from which date to which
+    id INTEGER PRIMARY KEY,
+    customer_id TEXT NOT NULL,
+    order_number TEXT NOT NULL,
+    from_date TEXT,                      -- the scheduled date before the change
+    to_date TEXT NOT NULL,
+    fee_cents INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE return_quotes (             -- compared: the returns log, one row per item quoted and answer to
+    id INTEGER PRIMARY KEY,              -- "opened" (a quote within the window or past it; the same quote again
+    customer_id TEXT NOT NULL,           -- adds nothing)
+    order_number TEXT NOT NULL,
+    sku TEXT NOT NULL,
+    opened INTEGER NOT NULL,             -- the caller's answer as given
+    created_at TEXT NOT NULL
 );

@@ -156,6 +156,8 @@ CREATE TABLE emergency_advice (         -- compared: the caller was told to hang
     id INTEGER PRIMARY KEY,
     patient_id TEXT,                     -- the verified patient, if any (not compared)
     advice TEXT NOT NULL,                -- call_911
+    desk TEXT,                           -- the desk that gave the advice (the agent the caller told, ctx.agent):
+                                         -- an emergency is 911 from the desk that heard it, never transferred first
     done_before TEXT NOT NULL,           -- the business acts done earlier in the call, as the advice was given:
                                          -- tool names, sorted, comma-separated ('' for none; identity checks aside)
     symptoms TEXT NOT NULL,              -- what the caller described (free text, not compared)
@@ -187,12 +189,24 @@ CREATE TABLE payment_links (             -- compared: every link created (its id
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE refill_requests (           -- compared: every refill sent to a provider
+CREATE TABLE refill_requests (           -- compared: every refill tried for a verified patient, refused ones included
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
-    prescription_id INTEGER NOT NULL REFERENCES prescriptions(id),
+    prescription_id INTEGER REFERENCES prescriptions(id),  -- NULL when no prescription on the list matched
+    medication TEXT NOT NULL,            -- the medication as tried (compared as a medication: brand or generic)
     pharmacy TEXT,                       -- as the caller named it (free text, not compared)
-    status TEXT NOT NULL,                -- sent_to_provider
+    status TEXT NOT NULL,                -- sent_to_provider, or the refusal (not_on_medication_list, ...)
+    outcome TEXT NOT NULL,               -- sent, refused
+    tried TEXT,                          -- JSON [[kind, value], ...]: the medication tried (not compared)
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE eligibility_checks (        -- compared: every eligibility inquiry sent to a carrier
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,               -- carrier code
+    member_id TEXT,                      -- the member the carrier found; NULL when none matched
+    outcome TEXT NOT NULL,               -- active, inactive, not_found
+    tried TEXT,                          -- JSON [[kind, value], ...]: the member ID and date of birth tried (not compared)
     created_at TEXT NOT NULL
 );
 
