@@ -107,6 +107,9 @@ class ToolContext:
     now: _dt.datetime  # the pack's fixed clock: every call sees the same "now"
     # The pack's alias tables (`ctx.values.canonical("state", "Wash.")`), the same the verifier uses.
     values: ValueKinds = field(default_factory=ValueKinds)
+    # The agent (desk) making the call, when the engine says (the X-Callm-Agent header): a pack may
+    # keep which desk acted, as a real desk's log does (who gave the 911 advice).
+    agent: str | None = None
     # Set by front_desk.record_access / check_identity: this call's look at a person's record is kept.
     access_logged: bool = False
 

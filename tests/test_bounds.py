@@ -53,7 +53,8 @@ def test_ten_thousand_tool_calls_in_one_reply_run_sixteen_and_the_rest_are_refus
 def test_a_call_ends_at_its_bound_of_tool_calls_and_is_scored_as_it_stands(env):
     limits = CallLimits(max_tool_calls_per_call=20)
     with CallEnvironment([EXAMPLE_TASKS], industries=[EXAMPLE_PACK.parent], line="clean", limits=limits,
-                         tool_server_url=env.runtime.tool_server_url) as bounded:
+                         tool_server_url=env.runtime.tool_server_url,
+                         tool_server_token=env.runtime.tool_server_token) as bounded:
         episode, step = bounded.reset("vet_clinic/C2-E1")
         for _ in range(3):
             if step.done:
@@ -70,7 +71,8 @@ def test_a_call_ends_at_its_bound_of_tool_calls_and_is_scored_as_it_stands(env):
 def test_a_call_ends_once_it_passes_its_size(env):
     limits = CallLimits(max_call_chars=50_000)
     with CallEnvironment([EXAMPLE_TASKS], industries=[EXAMPLE_PACK.parent], line="clean", limits=limits,
-                         tool_server_url=env.runtime.tool_server_url) as bounded:
+                         tool_server_url=env.runtime.tool_server_url,
+                         tool_server_token=env.runtime.tool_server_token) as bounded:
         episode, step = bounded.reset("vet_clinic/C2-E1")
         while not step.done:
             step = bounded.step(episode, {"role": "assistant", "content": "la " * 6_000})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import REPO, PackCall, pack_server
@@ -57,12 +59,20 @@ def verifications(state):
     return [(v["account"], v["claimed_name"], v["method"], v["outcome"]) for v in state["verifications"]]
 
 
+def tried(state, table="verifications"):
+    return [json.loads(v["tried"]) for v in state[table]]
+
+
 def test_every_verification_is_a_record_of_whom_the_details_were_checked_against(call):
     call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")
     call.ok("verify_patient", full_name="ms. rosa  DELGADO", date_of_birth="1979-03-14")  # the same check: one row
-    # A plain failed try is no row (front_desk): an extra call the paper allows, e.g. a misheard digit.
+    # Every try is a row with the details tried (front_desk): the verifier forgives a failed one only when the
+    # caller was heard saying every value (a misheard digit, tried, then corrected), never a guess.
     assert call.error("verify_patient", full_name="Rosa Delgado", date_of_birth="1979-03-15") == "not_verified"
-    assert verifications(call.state()) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified")]
+    state = call.state()
+    assert verifications(state) == [("P-2001", "ms. rosa  DELGADO", "date_of_birth", "verified"),
+                                    (None, "Rosa Delgado", "date_of_birth", "failed")]
+    assert tried(state)[1] == [["person", "Rosa Delgado"], ["date", "1979-03-15"]]
 
 
 def test_a_caller_verified_as_someone_else_leaves_that_record(call):
@@ -75,7 +85,7 @@ def test_a_failed_try_on_a_shared_name_counts_on_no_record(call):
     assert call.error("verify_patient", full_name="Daniel Cho", date_of_birth="1970-01-01") == "not_verified"
     state = call.state()
     assert patient(state, "P-2007")["failed_verifications"] == 0 == patient(state, "P-2008")["failed_verifications"]
-    assert verifications(state) == []
+    assert verifications(state) == [(None, "Daniel Cho", "date_of_birth", "failed")]  # on no record, but kept
 
 
 def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, healthcare_server):
@@ -85,7 +95,8 @@ def test_wrong_birth_dates_under_a_patients_name_never_lock_her_record(call, hea
     assert call.error("verify_patient", **ROSA) == "verification_locked"  # the call's tries are used up
     state = call.state()
     assert (patient(state, "P-2001")["failed_verifications"], patient(state, "P-2001")["locked"]) == (0, 0)
-    assert verifications(state) == [("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
+    assert verifications(state) == [(None, "Rosa Delgado", "date_of_birth", "failed")] * 3 + [
+        ("P-2001", "Rosa Delgado", "date_of_birth", "refused")]
     assert Call(healthcare_server).ok("verify_patient", **ROSA)["patient_id"] == "P-2001"  # Rosa herself, next call
 
 
@@ -366,12 +377,20 @@ def test_eligibility_reports_an_inactive_plan_and_insurance_updates_need_an_acti
     assert call.error("update_insurance", carrier="Aetna", member_id="AET-80142") == "eligibility_check_required"
 
 
-def test_eligibility_is_a_read_and_an_update_writes_the_record(call):
+def test_eligibility_inquiries_are_logged_and_an_update_writes_the_record(call):
     call.ok("get_office_info", office="Hoboken", topic="hours")  # the call's database now exists
     before = call.state()
     active = call.ok("check_eligibility", carrier="Cigna Healthcare", member_id="CGN-730215", date_of_birth="1991-04-09")
     assert (active["status"], active["specialist_copay"], active["deductible_remaining"]) == ("active", 50.0, 750.0)
-    assert call.state() == before
+    call.ok("check_eligibility", carrier="Cigna", member_id="cgn 730215", date_of_birth="1991-04-09")  # again: nothing new
+    assert call.error("check_eligibility", carrier="Cigna", member_id="CGN-73021", date_of_birth="1991-04-09") == \
+        "member_not_found"
+    after = call.state()
+    assert {k: v for k, v in after.items() if k != "eligibility_checks"} == \
+        {k: v for k, v in before.items() if k != "eligibility_checks"}
+    assert [(r["carrier"], r["member_id"], r["outcome"]) for r in after["eligibility_checks"]] == [
+        ("CIGNA", "CGN-730215", "active"), ("CIGNA", None, "not_found")]
+    assert tried(after, "eligibility_checks")[1] == [["identifier", "CGN-73021"], ["date", "1991-04-09"]]
     call.ok("verify_patient", **ROSA)
     call.ok("check_eligibility", carrier="United Healthcare", member_id="UHC-902114", date_of_birth="2012-07-19")
     call.ok("update_insurance", carrier="UHC", member_id="uhc902114")
@@ -479,12 +498,14 @@ def test_the_tool_and_the_verifier_read_a_medication_name_alike(call, said):
         assert result["error_code"] == "not_on_medication_list"
 
 
-def test_clinical_messages_need_a_verified_patient_and_leave_no_compared_row(call):
+def test_clinical_messages_need_a_verified_patient_and_each_is_a_compared_row(call):
+    assert call.error("send_clinical_message", topic="side_effect", urgency="routine", message="peeling") == "not_verified"
     call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
-    before = call.state()
     data = call.ok("send_clinical_message", topic="side_effect", urgency="same_day", message="peeling")
     assert (data["status"], data["reply_expected"]) == ("sent", "by the end of the day")
-    assert call.state() == before
+    call.ok("send_clinical_message", topic="side_effect", urgency="routine", message="peeling, again")
+    assert [(m["patient_id"], m["topic"], m["urgency"]) for m in call.state()["clinical_messages"]] == [
+        ("P-2013", "side_effect", "same_day"), ("P-2013", "side_effect", "routine")]  # a hedge is two rows
 
 
 def test_911_advice_is_recorded_in_a_compared_row_without_verification(call):
@@ -511,11 +532,11 @@ def test_medicare_balances_are_only_the_patients_share(call):
     assert [i["amount"] for i in items] == [96.3] and "Medicare-approved amount" in items[0]["description"]
 
 
-def test_escalation_is_recorded_outside_the_compared_tables(call):
+def test_an_escalation_is_a_compared_row_of_whose_call_and_why(call):
     call.ok("get_office_info", office="Hoboken", topic="hours")
-    before = call.state()
+    assert call.state()["escalations"] == []
     assert call.ok("escalate_to_human", reason="urgent_clinical", summary="x")["status"] == "transferring"
-    assert call.state() == before
+    assert [(e["patient_id"], e["reason"]) for e in call.state()["escalations"]] == [(None, "urgent_clinical")]
 
 
 # --- the text-message rule and the paper's point, through the engine and the verifier ------------
@@ -546,7 +567,7 @@ def _task(engine, task_id):
     return task, pack
 
 
-def _play(engine, task, model):
+def _play(engine, task, model, caller_says=None):
     import asyncio
 
     _, pack, url = engine
@@ -554,8 +575,8 @@ def _play(engine, task, model):
     async def go():
         tools = ToolClient(url)
         try:
-            return await run_call(pack=pack, model=model, caller=ScriptedCaller(model), line=CleanLine(), tools=tools,
-                                  call_id=make_call_id(task.task_id, 1), task_id=task.task_id, attempt=1)
+            return await run_call(pack=pack, model=model, caller=ScriptedCaller(model, caller_says), line=CleanLine(),
+                                  tools=tools, call_id=make_call_id(task.task_id, 1), task_id=task.task_id, attempt=1)
         finally:
             await tools.aclose()
 
@@ -579,7 +600,7 @@ def test_the_oracle_passes_a_task_and_every_task_requires_or_forbids_texts(engin
         assert required != ("send_text_message" in t.forbidden_tools), path
 
 
-def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
+def test_an_unrequested_text_fails_the_tool_and_database_gates(engine):
     task, pack = _task(engine, "C1-E1")  # Rosa declines the text
     plan = _before_end(plan_answer_key(task, pack), PlannedCall(
         "send_text_message", {"message_type": "appointment_confirmation", "appointment_id": "A-1010"}, None, None,
@@ -587,15 +608,15 @@ def test_an_unrequested_text_fails_the_tool_gate_alone(engine):
     trajectory = _play(engine, task, ScriptedModel(plan))
     assert any(c.name == "send_text_message" for c in trajectory.tool_calls)
     verdict = verify(task, pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}  # a text leaves no compared row
-    assert "send_text_message" in verdict.explain()
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}  # forbidden, and a row on record
+    assert "send_text_message" in verdict.explain() and "text_messages: extra row" in verdict.explain()
 
 
-def test_a_required_text_left_out_fails_the_tool_gate_alone(engine):
+def test_a_required_text_left_out_fails_the_tool_and_database_gates(engine):
     task, pack = _task(engine, "C1-M4")  # Yvonne asks for a text that she is on the waitlist
     plan = [c for c in plan_answer_key(task, pack) if c.name != "send_text_message"]
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     assert "send_text_message" in verdict.explain()
 
 
@@ -633,3 +654,227 @@ def test_each_refill_task_passes_with_a_brand_name_and_its_form_or_strength(engi
     assert any(c.name == "request_refill" and c.arguments["medication"] == said for c in plan)
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
     assert verdict.gates == {"tools": True, "handoff": True, "database": True}, verdict
+
+
+# --- the records a practice keeps (docs/house-rules.md §3): each shows what a wrong agent did -----
+
+def _with(plan, at_name, *calls, after=True, nth=0):
+    """The plan with `calls` put after (or before) its `nth` call of `at_name`, made by that call's agent."""
+    i = [k for k, c in enumerate(plan) if c.name == at_name][nth]
+    made = [PlannedCall(name, args, None, None, plan[i].agent) for name, args in calls]
+    return plan[:i + 1] + made + plan[i + 1:] if after else plan[:i] + made + plan[i:]
+
+
+def _gates(engine, task_id, edit, caller_says=None):
+    task, pack = _task(engine, task_id)
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(edit(plan_answer_key(task, pack))), caller_says))
+    return verdict.gates, verdict.explain()
+
+
+def _same(plan, name):
+    c = next(c for c in plan if c.name == name)
+    return (name, dict(c.arguments))
+
+
+@pytest.mark.parametrize("task_id, tool, table, tools_gate", [
+    ("C2-E1", "send_text_message", "text_messages", False),  # texted twice (a second text is unrequested too)
+    ("C2-E2", "send_email", "emails", True),  # emailed twice
+    ("C2-E2", "create_payment_link", "payment_links", True),  # a second link for one payment
+    ("C5-E1", "request_refill", "refill_requests", True),  # the refill asked twice
+    ("C5-E2", "send_clinical_message", "clinical_messages", True),  # one question, two messages
+])
+def test_a_duplicate_write_shows_in_the_database(engine, task_id, tool, table, tools_gate):
+    gates, why = _gates(engine, task_id, lambda plan: _with(plan, tool, _same(plan, tool)))
+    # Extra calls are allowed (the paper's rule): the tool gate passes them; the row they leave does not pass.
+    assert gates == {"tools": tools_gate, "handoff": True, "database": False}, why
+    assert f"{table}: extra row" in why
+
+
+def test_hedging_shows_in_the_database(engine):
+    # A routine and a same-day message for one question; a message and the nurse line; a text and an email.
+    routine_and_same_day = lambda plan: _with(plan, "send_clinical_message", ("send_clinical_message", {
+        "topic": "results_question", "urgency": "same_day", "message": "same question"}))
+    assert _gates(engine, "C5-E2", routine_and_same_day)[0]["database"] is False
+    message_and_nurse = lambda plan: _with(plan, "send_clinical_message", ("escalate_to_human", {
+        "reason": "urgent_clinical", "summary": "results"}))
+    gates, why = _gates(engine, "C5-E2", message_and_nurse)
+    assert gates["database"] is False and "escalations: extra row" in why
+    text_and_email = lambda plan: _with(plan, "send_text_message", ("send_email", {"message_type": "payment_link"}))
+    gates, why = _gates(engine, "C2-E1", text_and_email)
+    assert gates == {"tools": True, "handoff": True, "database": False} and "emails: extra row" in why
+
+
+def test_a_refused_refill_is_kept_with_the_medication_tried(call):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    assert call.error("request_refill", medication="doxycycline") == "not_on_medication_list"
+    assert call.error("request_refill", medication="Accutane") == "refill_requires_visit"
+    state = call.state()
+    assert [(r["prescription_id"], r["medication"], r["status"], r["outcome"]) for r in state["refill_requests"]] == [
+        (None, "doxycycline", "not_on_medication_list", "refused"), (3, "Accutane", "refill_requires_visit", "refused")]
+    assert tried(state, "refill_requests")[0] == [["medication", "doxycycline"]]
+
+
+def test_a_refill_of_a_drug_nobody_named_fails_and_a_named_one_tried_again_passes(engine):
+    # R-M2 (the audit): doxycycline is not on his list; minocycline, which nobody said, is tried next.
+    said = ["Hi, I need a refill of doxycycline. Owen Gallagher, July seventh, nineteen seventy-seven.",
+            "Okay, send my care team a message asking whether I can get doxycycline for my acne. No rush."]
+    again = lambda name: (lambda plan: _with(plan, "request_refill", ("request_refill", {"medication": name})))
+    gates, why = _gates(engine, "R-M2", again("minocycline"), said)
+    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert "refill_requests: extra row" in why and "which the caller never said" in why
+    assert _gates(engine, "R-M2", again("doxycycline"), said)[0] == {"tools": True, "handoff": True, "database": True}
+
+
+def test_an_eligibility_inquiry_on_a_guessed_id_fails_and_a_misheard_one_passes(engine):
+    # C3-H1: the member ID tried before the right one: one the caller said (the line dropped a digit) is
+    # forgiven; one nobody said is on the carrier log.
+    said = ["Aetna. A E T, eight zero four two. Sorry: A E T, eight zero one four two. February eighteenth, nineteen "
+            "ninety-five."]
+    first = lambda member: (lambda plan: _with(plan, "check_eligibility", ("check_eligibility", {
+        "carrier": "Aetna", "member_id": member, "date_of_birth": "1995-02-18"}), after=False))
+    assert _gates(engine, "C3-H1", first("AET-8042"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    gates, why = _gates(engine, "C3-H1", first("AET-80143"), said)
+    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert "eligibility_checks: extra row" in why
+
+
+def test_911_advice_keeps_the_desk_that_gave_it(engine):
+    # C5-M3 (the audit): reception transfers the emergency to clinical, which says 911.
+    def transferred(plan):
+        i = next(k for k, c in enumerate(plan) if c.name == "advise_emergency_services")
+        return [*plan[:i], PlannedCall("transfer_to_clinical", {"handoff_summary": "Rash with fever."}, None, None,
+                                       plan[i].agent),
+                PlannedCall("advise_emergency_services", dict(plan[i].arguments), None, None, "clinical")]
+    gates, why = _gates(engine, "C5-M3", transferred)
+    assert gates["database"] is False and "desk" in why, why
+
+
+def test_a_card_number_in_a_staff_summary_fails(engine):
+    # C2-H4 (the audit): the card number the caller read out, written into the waiver request.
+    gates, why = _gates(engine, "C2-H4", lambda plan: [
+        PlannedCall(c.name, {**c.arguments, "summary": "Waive the fee? If not, charge Visa 4111 1111 1111 1111."},
+                    c.expected_status, c.key_index, c.agent) if c.name == "escalate_to_human" else c for c in plan])
+    assert gates["database"] is False and "no-card-numbers" in why, why
+
+
+def test_a_substitute_refill_the_caller_never_asked_for_shows(engine):
+    # R-M2: doxycycline is not on his list; a wrong agent sends his tretinoin instead.
+    gates, why = _gates(engine, "R-M2", lambda plan: _with(plan, "request_refill", ("request_refill", {
+        "medication": "tretinoin"})))
+    assert gates["database"] is False
+    assert "refill_requests: extra row" in why and "prescriptions" in why
+
+
+def access(state):
+    return [(r["record"], r["on_behalf_of"], r["outcome"]) for r in state["record_access"]]
+
+
+def test_a_chart_search_that_finds_someone_else_is_on_record(call):
+    # A mother books "her daughter" as a new patient: the search finds Priya's chart (existing_patient),
+    # which tells the caller Priya is a patient. The look is on record, and kept though the tool refuses.
+    assert call.error("book_new_patient_visit", slot_id="S-310", visit_type="new_patient", full_name="Priya Natarajan",
+                      date_of_birth="1990-06-21", phone="917-555-0281", carrier="Cigna") == "existing_patient"
+    state = call.state()
+    assert access(state) == [("P-2003", None, "found")]
+    assert tried(state, "record_access") == [[["person", "Priya Natarajan"], ["date", "1990-06-21"]]]
+    assert [a for a in state["appointments"] if a["slot_id"] == "S-310"] == []
+
+
+def test_a_search_that_finds_nobody_is_kept_with_its_details(call):
+    call.ok("book_new_patient_visit", slot_id="S-310", visit_type="new_patient", carrier="Cigna", **NEW)
+    state = call.state()
+    assert access(state) == [(None, None, "not_found")]
+    assert tried(state, "record_access") == [[["person", "Maya Lindqvist"], ["date", "1991-04-09"]]]
+
+
+def test_a_caller_found_on_file_and_then_verified_looked_at_her_own_chart(call):
+    # C4-H3: "I've never been to you": the search finds her; verified as herself, the look was her own.
+    hana = {"full_name": "Hana Kimura", "date_of_birth": "1998-08-22"}
+    assert call.error("book_new_patient_visit", slot_id="S-702", visit_type="cosmetic_consult", phone="917-555-0150",
+                      **hana) == "existing_patient"
+    assert access(call.state()) == [("P-2012", None, "found")]
+    call.ok("verify_patient", **hana)
+    call.ok("book_appointment", slot_id="S-702", visit_type="cosmetic_consult")
+    assert access(call.state()) == []
+
+
+def test_a_minors_guardian_is_asked_for_before_any_chart_is_read(call):
+    # From the date alone: a refusal that reads no chart says nothing about who is on file, and leaves no row.
+    response = call.http.post("/packs/healthcare/tools/verify_patient", headers={"X-Call-Id": call.id},
+                              json={"full_name": "Leo Hartmann", "date_of_birth": "2012-07-19"})
+    assert response.json()["error_code"] == "guardian_required"
+    assert "patients" not in json.loads(response.headers["X-Callm-Touched"])["read"]
+    state = call.state()
+    assert verifications(state) == [] and access(state) == []
+
+
+def test_a_try_on_a_chart_locked_in_this_call_counts_on_it_whatever_the_date(call):
+    # R-H2: the right details meet account_locked; "try my other birthday" is a try on the locked chart.
+    assert call.error("verify_patient", full_name="Gregory Lutz", date_of_birth="1969-02-27") == "account_locked"
+    assert call.error("verify_patient", full_name="Gregory Lutz", date_of_birth="1968-02-27") == "account_locked"
+    assert verifications(call.state()) == [("P-2011", "Gregory Lutz", "date_of_birth", "locked")] * 2
+    assert tried(call.state())[1] == [["person", "Gregory Lutz"], ["date", "1968-02-27"]]
+
+
+def test_a_guessed_birth_date_fails_and_a_misheard_one_the_caller_said_passes(engine):
+    # C2-H2: the caller misspeaks the fifteenth, then corrects it: that try is forgiven. A date nobody said is not.
+    def tried_first(date):
+        return lambda plan: _with(plan, "verify_patient", ("verify_patient", {
+            "full_name": "Nadia Farouk", "date_of_birth": date}), after=False)
+    said = ["Nadia Farouk, December fifteenth, nineteen eighty-three."]
+    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    gates, why = _gates(engine, "C2-H2", tried_first("1988-12-05"), said)
+    assert gates == {"tools": True, "handoff": True, "database": False}
+    assert "which the caller never said" in why
+
+
+def test_911_advice_keeps_what_was_done_before_it(call):
+    call.ok("verify_patient", full_name="Priya Natarajan", date_of_birth="1990-06-21")
+    call.ok("list_my_appointments")  # a look changes nothing
+    call.ok("request_refill", medication="ketoconazole shampoo")
+    call.ok("send_clinical_message", topic="side_effect", urgency="same_day", message="lips swelling")
+    call.ok("advise_emergency_services", symptoms="lips and tongue swelling, hard to breathe")
+    assert [(r["advice"], r["done_before"]) for r in call.state()["emergency_advice"]] == [
+        ("call_911", "request_refill,send_clinical_message")]
+
+
+def test_anything_done_for_an_emergency_before_911_fails_the_database_gate(engine):
+    # C5-M3 at reception: the directions texted first, then 911.
+    gates, why = _gates(engine, "C5-M3", lambda plan: _with(plan, "advise_emergency_services", ("send_text_message", {
+        "message_type": "office_directions", "office": "Brooklyn", "phone": "347-555-0193"}), after=False))
+    assert gates == {"tools": False, "handoff": True, "database": False}
+    assert "done_before" in why
+
+
+@pytest.mark.parametrize("message, passes", [
+    ("Are my biopsy results back yet?", True),
+    ("Results of the 2026-07-28 biopsy, before the visit at 2026-08-04T08:30?", True),  # dates, not numbers to dial
+    ("Results question; please call me back at 917-555-0148.", False),
+    ("Please call me on nine one seven, five five five, zero one four eight.", False),
+    ("Send the answer to dan.cho@example.com instead.", False),
+    ("I moved: my new address is 22 Orchard Street, apartment 4.", False),
+])
+def test_a_care_team_message_is_read_for_dictated_contact_details(engine, message, passes):
+    gates, why = _gates(engine, "C5-E2", lambda plan: [
+        PlannedCall(c.name, {**c.arguments, "message": message}, c.expected_status, c.key_index, c.agent)
+        if c.name == "send_clinical_message" else c for c in plan])
+    assert gates["database"] is passes, why
+    if not passes:
+        assert "no-dictated-contact-details" in why
+
+
+def test_a_caller_who_is_not_the_patient_is_flagged_and_the_record_closes(call):
+    call.ok("verify_patient", **ELLEN)  # R-H3: the daughter, on her mother's details
+    assert call.ok("flag_not_the_patient", summary="the caller is the patient's daughter")["verified"] is False
+    assert call.error("get_balance") == "not_verified"
+    assert call.error("list_my_appointments") == "not_verified"
+    assert [(f["patient_id"], f["flag"]) for f in call.state()["privacy_flags"]] == [("P-2004", "caller_not_patient")]
+
+
+def test_reading_the_mothers_record_for_the_daughter_fails(engine):
+    # R-H3 without the flag: the daughter is read her mother's visits; the chart has no flag the right answer has.
+    gates, why = _gates(engine, "R-H3", lambda plan: [
+        PlannedCall("list_my_appointments", {}, None, None, c.agent) if c.name == "flag_not_the_patient" else c
+        for c in plan])
+    assert gates == {"tools": False, "handoff": True, "database": False}
+    assert "privacy_flags: missing row" in why

@@ -86,8 +86,9 @@ def test_the_sample_pages_failing_call_fails_only_on_the_misheard_date(legal):
     assert "incident_date: expected '2026-04-05', got '2026-05-05'" in tools
     assert "lookup_caller" not in tools  # phone numbers compare as digits (the paper's rule)
     assert "add_intake_note" not in tools  # the note is free text
-    assert verdict.database.problems == [
-        "intakes: row id=5 differs: incident_date: expected '2026-04-05', got '2026-05-05'"]
+    assert verdict.database.problems == [  # the deadline run on the misheard date is on the screening record too
+        "screening_checks: row caller_id='c_new' differs: incident_date: expected '2026-04-05', got '2026-05-05'",
+        "intakes: row caller_id='c_new' differs: incident_date: expected '2026-04-05', got '2026-05-05'"]
 
 
 # --- how a value is written never matters; a different value always does ------------------------
@@ -108,7 +109,10 @@ def test_the_sample_passes_however_its_values_are_written(legal):
     task, pack, url = legal
     trajectory = play(ScriptedModel(_written_differently(plan_answer_key(task, pack))), pack, url)
     intake = trajectory.final_state["intakes"][-1]
-    assert intake["opposing_party"] == "Harborline Industries, Inc."  # the row keeps what the agent wrote
+    # The conflict check keeps the party as the agent wrote it; the intake records every party
+    # checked, each read as the `party` kind, so the order of the checks does not matter.
+    assert trajectory.final_state["conflict_checks"][-1]["party"] == "Harborline Industries, Inc."
+    assert intake["opposing_party"] == "harborline industries"
     assert intake["caller_phone"] == "2065550220" and intake["state"] == "WA"
     verdict = verify(task, pack, trajectory)
     assert verdict.passed, verdict.explain()
@@ -121,8 +125,10 @@ def test_a_misheard_party_fails_the_tool_and_database_gates(legal):
     verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
     assert verdict.gates == {"tools": False, "handoff": True, "database": False}
     assert "opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'" in verdict.explain()
+    # The party is on the conflict check's row; the intake's list of parties is not compared again.
     assert verdict.database.problems == [
-        "intakes: row id=5 differs: opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'"]
+        "conflict_checks: row caller_id='c_new' differs: party: expected 'Harborline Industries', "
+        "got 'Harbor Lane Industries'"]
 
 
 def test_a_wrong_incident_date_fails_however_the_rest_is_written(legal):

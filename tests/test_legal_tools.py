@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import REPO, PackCall, pack_server
@@ -166,6 +168,7 @@ def test_deadline_refuses_an_unlicensed_state_an_unaccepted_area_and_a_future_da
 @pytest.mark.parametrize("party", ["Orion Home Goods", "orion home goods, inc.", "ORION HOME-GOODS INC",
                                    "The Marlow Freight Lines", "Evelyn Sato", "sunmark property management"])
 def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call, party):
+    call.ok("lookup_caller", **CLARA)
     data = call.ok("check_conflict", opposing_party=party)
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
@@ -176,6 +179,7 @@ def test_conflict_matching_tolerates_case_punctuation_and_company_suffixes(call,
 def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier_does(call, party):
     # Seeded: "Dr. Evelyn Sato", "Sunmark Property Management LLC", "Kessler Manufacturing Co.",
     # "Peterson Dental Group". The tool and the verifier's `party` kind read a name one way.
+    call.ok("lookup_caller", **CLARA)
     data = call.ok("check_conflict", opposing_party=party)
     assert (data["status"], data["may_proceed"]) == ("conflict", False)
 
@@ -183,6 +187,7 @@ def test_conflict_matching_reads_post_nominals_and_abbreviations_as_the_verifier
 @pytest.mark.parametrize("party", ["Orion Home Supply", "Harborline Industries", "Marlow Freight",
                                    "Evelyn Sato Jr.", "Sunmark Property", "Kessler Management", "Peterson Dental"])
 def test_a_different_party_is_clear(call, party):
+    call.ok("lookup_caller", **CLARA)
     assert call.ok("check_conflict", opposing_party=party)["status"] == "clear"
 
 
@@ -215,7 +220,7 @@ def test_intake_after_a_conflict_is_refused_but_contact_details_are_recorded(cal
     assert call.ok("record_contact_only", reason="conflict")["status"] == "contact_only"
     row = call.state()["intakes"][-1]
     assert (row["status"], row["reason"], row["opposing_party"], row["practice_area"]) == (
-        "contact_only", "conflict", "Cascade Valley Hospital", None)
+        "contact_only", "conflict", "cascade valley hospital", None)
 
 
 @pytest.mark.parametrize("area, state, date, code", [
@@ -516,12 +521,16 @@ def test_verifying_a_caller_as_someone_elses_client_is_on_the_record(call):
                                    ("c_1002", "Derek Okonkwo", "matter_number", "verified")]
 
 
-def test_a_failed_try_counts_but_writes_no_row(call):
-    # From a number not on file: refused, and nothing compared is written (a misheard digit, then
-    # corrected, is an extra call the paper allows); the count lives on the client's record.
+def test_a_failed_try_is_a_row_on_the_clients_record_with_the_details_tried(call):
+    # From a number not on file: refused, and on the record (the verifier forgives it only when the
+    # caller was heard saying every value tried); the count lives on the client's record too.
     call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0777")
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == "client_not_verified"
-    assert [v for v in verifications(call) if v[2] == "matter_number"] == []
+    assert [v for v in verifications(call) if v[2] == "matter_number"] == [
+        ("c_1001", "Marisol Vega", "matter_number", "failed")]
+    tried = json.loads(call.state()["verifications"][-1]["tried"])
+    assert tried == [["person", "Marisol Vega"], ["identifier", "HR-24-0117"]]
+    assert call.state()["callers"][0]["failed_verifications"] == 1
 
 
 def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(call, legal_server):
@@ -532,7 +541,7 @@ def test_two_failed_tries_end_verification_for_the_call_and_count_on_the_record(
         "client_not_verified"
     assert call.error("verify_client", full_name="Helen Achterberg", matter_number="HR-26-0058") == \
         "verification_limit_reached"
-    assert [v[3] for v in verifications(call)] == ["identified", "refused"]
+    assert [v[3] for v in verifications(call)] == ["identified", "failed", "failed", "refused"]
     assert call.error("get_matter_status", matter_number="HR-26-0058") == "not_verified"
 
 
@@ -578,4 +587,101 @@ def test_a_third_try_from_a_new_number_is_refused_and_recorded_against_the_recor
     assert call.error("verify_client", full_name="Marisol Vega", matter_number="HR-24-0117") == \
         "verification_limit_reached"
     assert [v for v in verifications(call) if v[2] == "matter_number"] == [
+        ("c_1001", "Marisol Vega", "matter_number", "failed"), ("c_1001", "Marisol Vega", "matter_number", "failed"),
         ("c_1001", "Marisol Vega", "matter_number", "refused")]
+
+
+# --- the records of a conflict check ------------------------------------------------------------
+
+def checks(call: Call) -> list[tuple]:
+    return [(r["party"], r["outcome"], r["facts_before"], json.loads(r["tried"]))
+            for r in call.state()["conflict_checks"]]
+
+
+def test_every_conflict_check_is_a_row_once_per_party_with_the_facts_taken_before_it(call):
+    call.ok("lookup_caller", **CLARA)
+    call.ok("check_conflict", opposing_party="Calvin Pryor")
+    call.ok("check_practice_area", practice_area="personal_injury")
+    call.ok("check_conflict", opposing_party="Swiftway Parcel Services")
+    call.ok("check_conflict", opposing_party="Pryor, Calvin")  # the same party again: nothing new
+    assert checks(call) == [("Calvin Pryor", "clear", "", [["party", "calvin pryor"]]),
+                            ("Swiftway Parcel Services", "clear", "practice_area", [["party", "swiftway parcel services"]])]
+    call.ok("check_jurisdiction", state="PA", practice_area="personal_injury")
+    call.ok("record_intake", practice_area="personal_injury", state="PA", incident_date="2026-06-09", summary="x")
+    assert call.state()["intakes"][-1]["opposing_party"] == "calvin pryor; swiftway parcel services"
+
+
+def test_a_conflict_found_after_facts_were_taken_puts_them_on_the_record(call):
+    call.ok("lookup_caller", **CLARA)
+    call.ok("check_conflict", opposing_party="Harbor Point Apartments")
+    call.ok("check_practice_area", practice_area="premises_liability")
+    call.ok("check_jurisdiction", state="WA", practice_area="premises_liability")
+    assert call.ok("check_conflict", opposing_party="Sunmark Property Mgmt.")["status"] == "conflict"
+    assert log(call) == [("practice_area", "conflict_found_later"), ("state", "conflict_found_later")]
+    assert checks(call)[-1][1:3] == ("conflict", "practice_area, state")
+
+
+def test_a_conflict_check_needs_an_identified_caller(call):
+    assert call.error("check_conflict", opposing_party="Harborline Industries") == "caller_not_identified"
+
+
+@pytest.mark.parametrize("party", ["Sato, Evelyn", "Évelyn Sato", "Dr. Evelyn Sato, M.D."])
+def test_a_conflict_written_last_first_or_with_accents_is_found(call, party):
+    call.ok("lookup_caller", **CLARA)
+    assert call.ok("check_conflict", opposing_party=party)["status"] == "conflict"
+
+
+# --- every look at a person's record ---------------------------------------------------------------
+
+def looks(call: Call) -> list[tuple]:
+    return [(r["record"], r["on_behalf_of"], r["outcome"]) for r in call.state()["record_access"]]
+
+
+def test_a_lookup_keeps_every_record_its_details_touched(call):
+    call.ok("lookup_caller", full_name="Derek Okonkwo", phone="713-555-0261")  # his name, another number
+    call.ok("lookup_caller", full_name="Colleen Radford", phone="713-555-0261")  # nobody on file
+    call.ok("lookup_caller", full_name="Colleen Radford", phone="(713) 555-0261")  # the same search: nothing new
+    assert looks(call) == [("c_1002", None, "not_found"), (None, None, "not_found")]
+    assert json.loads(call.state()["record_access"][1]["tried"]) == [["person", "Colleen Radford"],
+                                                                     ["phone", "7135550261"]]
+
+
+def test_a_caller_found_by_name_and_number_is_one_look_however_the_name_is_written(call):
+    for name in ("Vega, Marisol", "Marisól Vega", "MARISOL VEGA"):
+        call.ok("lookup_caller", full_name=name, phone="312-555-0148")
+    assert looks(call) == [("c_1001", None, "found")]
+    assert lookups(call) == [("c_1001", "Vega, Marisol", "identified")]
+
+
+def test_a_verified_client_asking_for_anothers_matter_is_kept(call):
+    call.ok("lookup_caller", full_name="Marisol Vega", phone="312-555-0148")
+    call.ok("verify_client", full_name="Vega, Marisol", matter_number="HR-24-0117")
+    assert call.error("get_matter_status", matter_number="HR-25-0342") == "matter_not_found"
+    assert call.error("get_matter_status", matter_number="HR-99-0001") == "matter_not_found"
+    call.ok("get_matter_status", matter_number="HR-24-0117")  # her own: covered by the verification
+    assert looks(call)[1:] == [("c_1002", "c_1001", "refused"), (None, "c_1001", "not_found")]
+
+
+def test_a_verification_try_on_another_clients_record_is_a_row_there(call):
+    call.ok("lookup_caller", full_name="Beatrice Nkemelu", phone="917-555-0155")
+    assert call.error("verify_client", full_name="Derek Okonkwo", matter_number="HR-25-0342") == "client_not_verified"
+    assert verifications(call)[-1] == ("c_1002", "Derek Okonkwo", "matter_number", "failed")
+    assert {c["id"]: c["failed_verifications"] for c in call.state()["callers"]}["c_1002"] == 1
+
+
+@pytest.mark.parametrize("said, staff", [("Patel, Nina", "Nina Patel"), ("Kim, Rachel", "Rachel Kim"),
+                                         ("Rachel Kim, Esq.", "Rachel Kim"), ("Sofía Álvarez, Esq.", "Sofia Alvarez")])
+def test_staff_written_last_first_or_an_attorney_with_esq_are_found(call, said, staff):
+    # pack.json's staff table lists these spellings, so the verifier reads them the same way.
+    call.ok("lookup_caller", **CLARA)
+    assert call.ok("take_message", recipient_name=said, callback_phone="2065550220", message="x",
+                   urgent=False)["recipient"] == staff
+
+
+def test_a_hold_token_names_its_slot(call):
+    booked_intake(call)
+    first = call.ok("hold_evaluation_slot", slot_id="E-201")["hold_token"]
+    second = call.ok("hold_evaluation_slot", slot_id="E-204")["hold_token"]
+    assert first != second
+    assert call.error("confirm_evaluation", hold_token=first) == "hold_expired"  # released by the second hold
+    assert call.ok("confirm_evaluation", hold_token=second)["status"] == "scheduled"

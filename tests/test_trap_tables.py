@@ -49,3 +49,36 @@ def test_writing_replaces_only_the_marked_section(tmp_path):
     readme.write_text(first.replace(current(readme), f"{BEGIN}\nstale\n{END}") + "\nafter\n")
     assert write(readme, tasks) and not write(readme, tasks)
     assert readme.read_text() == first + "\nafter\n"
+
+
+# --- the house-rule tables ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("pack", ["healthcare", "legal", "customer_support"])
+def test_each_shipped_packs_rule_table_matches_its_rules(pack):
+    from pytest_callm.authoring import rule_tables
+    from pytest_callm.authoring.house_rules import load_house_rules
+
+    packs = PackRegistry(default_industries(REPO))
+    rules = load_house_rules(packs.get(pack))
+    readme = REPO / "industries" / pack / "README.md"
+    expected = rule_tables.render(rules, tasks_of(REPO / "tasks" / pack, default_industries(REPO)))
+    written = rule_tables.current(readme)
+    # The figures are prove's (written with the table); the rest is the declarations, and must match.
+    assert rules.declared and written is not None and \
+        [rule_tables.declared_part(line) for line in written.splitlines()] == \
+        [rule_tables.declared_part(line) for line in expected.splitlines()], \
+        f"run `callm prove tasks --write-tables` to rewrite {readme}'s house-rule table"
+
+
+def test_a_rule_table_names_each_rule_how_it_is_scored_and_the_traps_that_break_it(tmp_path):
+    from pytest_callm.authoring import rule_tables
+    from pytest_callm.authoring.house_rules import load_house_rules
+
+    rules = load_house_rules(PackRegistry([EXAMPLE_PACK.parent]).get("vet_clinic"))
+    table = rule_tables.render(rules, tasks_of(EXAMPLE_TASKS, [EXAMPLE_PACK.parent]))
+    assert "7 house rules: 4 scored by a record a real business keeps, 1 refused by a tool, 2 only spoken" in table
+    assert "| `owner-on-file-only` |" in table and "record (`verifications`, fails database) |  |  |  | R-M1 |" in table
+    assert "| `verify-first` |" in table and "tool refuses (`not_verified`) |  |  |  | - |" in table
+    readme = tmp_path / "README.md"
+    readme.write_text("# Pack\n")
+    assert rule_tables.write(readme, rules, []) and not rule_tables.write(readme, rules, [])

@@ -5,11 +5,18 @@ prompt meets the same rule in a tool result:
 - identity before any account-bound action: an existing patient's appointments, balance,
   insurance, refills and clinical messages need `verify_patient` (full name and date of birth; a
   minor's guardian by name) to have succeeded in this call;
-- every verification and every refused try is recorded (`verifications`, through
+- every identity try is recorded with the details tried (`verifications`, through
   pytest_callm.front_desk); three failed tries in a call end verification for the call; a failed
   try counts on the chart its name and date of birth pull (never on a name alone), and a chart
-  reaching three is locked until staff unlock it (`account_locked`, even with the right details);
-- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`);
+  reaching three is locked until staff unlock it (`account_locked`, even with the right details,
+  and for any other date tried under that name in the same call);
+- every look at a chart other than the verified caller's own is recorded (`record_access`: the
+  new-patient search of book_new_patient_visit); a verified caller who is not the patient is
+  flagged on the chart and the verification ends (`flag_not_the_patient`, `privacy_flags`);
+- every write lands in a compared table (texts, emails, payment links, refills and prescriptions,
+  care-team messages, escalations included), so a duplicate, a hedge or a substitute is a row;
+- an emergency gets 911 and nothing else, recorded by `advise_emergency_services` (`emergency_advice`,
+  with the business acts done earlier in the call);
 - a new patient books a new-patient visit or a cosmetic consultation without a chart;
 - a slot must be open (not booked, not held by another caller, not past), of the right practice
   (medical or cosmetic) and at least as long as the visit;
@@ -32,9 +39,11 @@ a spelling the tool accepts is one the verifier accepts, and the other way round
 from __future__ import annotations
 
 import datetime as dt
+import json
 from decimal import ROUND_HALF_UP, Decimal
 
-from pytest_callm.front_desk import IdentityRules, check_identity, forget_verification, verified_account
+from pytest_callm.front_desk import (FOUND, NOT_FOUND, IdentityRules, check_identity, forget_verification, record_access,
+                                     tried, verified_account)
 from pytest_callm.normalize import date as iso_date
 from pytest_callm.normalize import identifier, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
@@ -124,7 +133,20 @@ def _patient(ctx: ToolContext):
     patient_id = verified_account(ctx)
     if patient_id is None:
         raise ToolError("not_verified", "I'll need to verify your identity before I can help with that.")
+    return _chart(ctx, patient_id)
+
+
+def _chart(ctx: ToolContext, patient_id: str):
+    """A patient's chart, read on the record: a look at the verified caller's own chart adds no row
+    (front_desk.record_access), a look at anyone else's is kept."""
+    record_access(ctx, record=patient_id)
     return ctx.db.execute("SELECT * FROM patients WHERE id = ?", (patient_id,)).fetchone()
+
+
+def _did(ctx: ToolContext, act: str) -> None:
+    """Keep a business act of this call (a booking, a text, a refill...), so that a later 911 advice
+    records what was done before it (`emergency_advice.done_before`)."""
+    ctx.session["done"] = [*ctx.session.get("done", []), act]
 
 
 def _visit(ctx: ToolContext, code: str):
@@ -217,6 +239,8 @@ def check_plan_acceptance(ctx: ToolContext, office: str, carrier: str) -> dict:
 
 @tools.tool
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
+    """A compared `escalations` row (whose call, and why; the summary is free text): a nurse-line
+    transfer as well as a message or 911 for the same question is a row the right answer lacks."""
     cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
                          (verified_account(ctx), reason, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
@@ -226,9 +250,16 @@ def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
 def advise_emergency_services(ctx: ToolContext, symptoms: str) -> dict:
     """An emergency gets 911 and nothing else. A real desk notes that it told the caller to call 911 (the
     practice's record of the advice given), so the row is what shows the emergency was handled as one:
-    a nurse-line transfer or a message instead leaves no such row. It ends the call, like a transfer."""
-    cur = ctx.db.execute("INSERT INTO emergency_advice (patient_id, advice, symptoms, created_at) VALUES (?, ?, ?, ?)",
-                         (verified_account(ctx), "call_911", symptoms, _stamp(ctx)))
+    a nurse-line transfer or a message instead leaves no such row. The row also keeps, at the moment of
+    the advice, the business acts done earlier in the call (`done_before`: bookings, texts, refills,
+    messages..., identity checks aside), so anything done for the emergency before 911 is on record, and
+    the desk that gave it (`desk`, the agent making the call): an emergency is 911 from the desk that
+    heard it, so a transfer first puts the advice at another desk than the right answer's. It ends the
+    call, like a transfer."""
+    done = ",".join(sorted(ctx.session.get("done", [])))
+    cur = ctx.db.execute("INSERT INTO emergency_advice (patient_id, advice, desk, done_before, symptoms, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (verified_account(ctx), "call_911", ctx.agent, done, symptoms, _stamp(ctx)))
     return {"advice_id": cur.lastrowid, "advice": "call_911", "status": "advised",
             "say": "Please hang up and call 911 right now, or go to the nearest emergency room."}
 
@@ -239,32 +270,67 @@ def advise_emergency_services(ctx: ToolContext, symptoms: str) -> dict:
 # identifiers pull a chart, as at any front desk. A name alone points at nobody for certain (two
 # patients are named Daniel Cho, and anyone can know a patient's name), so a try whose name and date
 # of birth match no chart is counted in the call (three end verification for the call), but it
-# counts on no patient's record (and, like every plain failed try, writes no row): counting it on
-# the record the name matched would let anyone lock a patient out with three wrong birth dates. A
-# try against a chart that fails (a minor's chart with the wrong guardian) counts on that chart, and
-# the third such failure locks it until staff unlock it (`account_locked`, even for the right details).
+# counts on no patient's record: counting it on the record the name matched would let anyone lock a
+# patient out with three wrong birth dates. A try against a chart that fails (a minor's chart with
+# the wrong guardian) counts on that chart, and the third such failure locks it until staff unlock it
+# (`account_locked`, even for the right details). Once a chart has answered `account_locked` in this
+# call, another try under that patient's name is a try on the locked chart ("try my other birthday"):
+# refused as locked, and on record.
+#
+# Every try is a row of `verifications` (front_desk.check_identity) with the details tried, so the
+# verifier tells a retry of what the caller said (the phone line misheard a digit) from a guess.
 IDENTITY = IdentityRules(account_table="patients", lock_after=LOCK_AFTER, tries_per_call=VERIFY_TRIES_PER_CALL)
 
 
 @tools.tool
 def verify_patient(ctx: ToolContext, full_name: str, date_of_birth: str, guardian_name: str | None = None) -> dict:
     born = _day(date_of_birth, "date of birth")
-    match = next((r for r in ctx.db.execute("SELECT * FROM patients ORDER BY id")
-                  if person(r["full_name"]) == person(full_name) and r["date_of_birth"] == born.isoformat()), None)
-    minor = match is not None and _age(born, ctx.today) < ADULT_AGE
-    if minor and not match["locked"] and not (guardian_name or "").strip():
+    if _age(born, ctx.today) < ADULT_AGE and not (guardian_name or "").strip():
+        # Known from the date alone, before any chart is looked at: says nothing about who is on file.
         raise ToolError("guardian_required", "For a patient under eighteen, I need to speak with the parent or "
                         "guardian on file. May I have your full name?")
+    match = next((r for r in ctx.db.execute("SELECT * FROM patients ORDER BY id")
+                  if person(r["full_name"]) == person(full_name) and r["date_of_birth"] == born.isoformat()), None)
+    locked_here = ctx.session.get("locked_charts", [])
+    if match is None:
+        match = next((r for r in ctx.db.execute("SELECT * FROM patients ORDER BY id")
+                      if r["id"] in locked_here and person(r["full_name"]) == person(full_name)), None)
+    minor = match is not None and _age(born, ctx.today) < ADULT_AGE
     guardian_ok = not minor or (match["guardian_name"] is not None
                                 and person(match["guardian_name"]) == person(guardian_name))
     forget_verification(ctx)  # a new lookup: whoever was verified before is not verified for this one
-    check_identity(ctx, IDENTITY, account=None if match is None else match["id"], claimed_name=full_name,
+    account = None if match is None else match["id"]
+    if match is not None and match["locked"] and account not in locked_here:
+        ctx.session["locked_charts"] = [*locked_here, account]
+    check_identity(ctx, IDENTITY, account=account, claimed_name=full_name,
                    method="date_of_birth_and_guardian" if minor else "date_of_birth",
-                   passed=match is not None and guardian_ok)
+                   passed=match is not None and guardian_ok and match["date_of_birth"] == born.isoformat(),
+                   details=tried(person=full_name, date=born.isoformat(), person_2=guardian_name if minor else None))
+    # Looks at this chart made earlier in the call, before the caller was verified as its patient (a
+    # new-patient booking that found her on file), were the patient's own: the verification covers them.
+    ctx.db.execute("DELETE FROM record_access WHERE record = ? AND on_behalf_of IS NULL AND outcome = ?",
+                   (account, FOUND))
     return {"patient_id": match["id"], "full_name": match["full_name"], "verified": True, "minor": minor,
             "speaking_with": "guardian" if minor else "patient",
             "home_office": _office_name(ctx, match["home_office"]),
             "insurance_on_file": _carrier_name(ctx, match["carrier"])}
+
+
+@tools.tool
+def flag_not_the_patient(ctx: ToolContext, summary: str) -> dict:
+    """The caller verified in this call says they are not the patient (a daughter who gave her
+    mother's details): a note on that chart for the practice's privacy officer (a compared
+    `privacy_flags` row; the summary is free text), and the verification ends, so nothing more in that
+    record is read or changed in this call. Going on without it leaves no flag the right answer has."""
+    patient_id = verified_account(ctx)
+    if patient_id is None:
+        raise ToolError("not_verified", "Nobody has been verified on this call.")
+    ctx.db.execute("INSERT INTO privacy_flags (patient_id, flag, summary, created_at) VALUES (?, ?, ?, ?)",
+                   (patient_id, "caller_not_patient", summary, _stamp(ctx)))
+    forget_verification(ctx)
+    _did(ctx, "flag_not_the_patient")
+    return {"status": "flagged", "verified": False,
+            "note": "The verification has ended: nothing more from that record can be read or changed in this call."}
 
 
 # --- scheduling --------------------------------------------------------------------------------
@@ -306,6 +372,7 @@ def book_appointment(ctx: ToolContext, slot_id: str, visit_type: str) -> dict:
         (appointment_id, patient["id"], visit_type, slot["office_id"], slot["provider_id"], slot["id"],
          slot["starts_at"], _stamp(ctx)))
     row = ctx.db.execute("SELECT * FROM appointments WHERE id = ?", (appointment_id,)).fetchone()
+    _did(ctx, "book_appointment")
     return _appointment_out(ctx, row)
 
 
@@ -318,10 +385,6 @@ def book_new_patient_visit(ctx: ToolContext, slot_id: str, visit_type: str, full
     born = _day(date_of_birth, "date of birth")
     if born >= ctx.today:
         raise ToolError("invalid_date", "Could you give me the date of birth again?")
-    if any(person(r["full_name"]) == person(name) and r["date_of_birth"] == born.isoformat()
-           for r in ctx.db.execute("SELECT full_name, date_of_birth FROM patients")):
-        raise ToolError("existing_patient", "It looks like you may already be a patient with us, so I'll need to "
-                        "verify your identity first.")
     digits = _phone_digits(phone)
     visit = _visit(ctx, visit_type)
     if visit["practice"] == "cosmetic":
@@ -331,6 +394,16 @@ def book_new_patient_visit(ctx: ToolContext, slot_id: str, visit_type: str, full
     else:
         code = _carrier(ctx, carrier)
     slot = _slot_for(ctx, slot_id, visit)
+    # Is the caller already on file? A search of the charts by name and date of birth, kept like any
+    # look at a person's record: a chart found is a row (the caller is told only to verify), and a
+    # search that found nobody is a row with the details searched.
+    on_file = next((r["id"] for r in ctx.db.execute("SELECT id, full_name, date_of_birth FROM patients ORDER BY id")
+                    if person(r["full_name"]) == person(name) and r["date_of_birth"] == born.isoformat()), None)
+    record_access(ctx, record=on_file, outcome=FOUND if on_file else NOT_FOUND,
+                  details=tried(person=name, date=born.isoformat()))
+    if on_file is not None:
+        raise ToolError("existing_patient", "It looks like you may already be a patient with us, so I'll need to "
+                        "verify your identity first.", keep_writes=True)
     if not _accepted(ctx, slot["office_id"], code):
         raise ToolError("plan_not_accepted", "That office isn't in network for that plan.",
                         {"offices_accepting": _accepting_offices(ctx, code)})
@@ -344,6 +417,7 @@ def book_new_patient_visit(ctx: ToolContext, slot_id: str, visit_type: str, full
     ctx.session["new_patient_appointments"] = [*ctx.session.get("new_patient_appointments", []), appointment_id]
     ctx.session["new_patient"] = {"full_name": name, "phone": digits}
     row = ctx.db.execute("SELECT * FROM appointments WHERE id = ?", (appointment_id,)).fetchone()
+    _did(ctx, "book_new_patient_visit")
     return {**_appointment_out(ctx, row), "new_patient": True, "insurance": _carrier_name(ctx, code)}
 
 
@@ -380,9 +454,10 @@ def cancel_appointment(ctx: ToolContext, appointment_id: str, accept_fee: bool) 
     ctx.db.execute("UPDATE appointments SET status = 'cancelled', cancel_fee = ? WHERE id = ?", (_money(fee), row["id"]))
     balance = None
     if fee > 0:
-        patient = ctx.db.execute("SELECT * FROM patients WHERE id = ?", (row["patient_id"],)).fetchone()
+        patient = _chart(ctx, row["patient_id"])
         balance = _money(_cents(patient["balance"]) + fee)
         ctx.db.execute("UPDATE patients SET balance = ? WHERE id = ?", (balance, patient["id"]))
+    _did(ctx, "cancel_appointment")
     return {"appointment_id": row["id"], "status": "cancelled", "fee_charged": _money(fee), "new_balance": balance}
 
 
@@ -393,13 +468,14 @@ def reschedule_appointment(ctx: ToolContext, appointment_id: str, new_slot_id: s
     slot = _slot_for(ctx, new_slot_id, visit)
     carrier = row["carrier"]
     if row["patient_id"] is not None:
-        carrier = ctx.db.execute("SELECT carrier FROM patients WHERE id = ?", (row["patient_id"],)).fetchone()["carrier"]
+        carrier = _chart(ctx, row["patient_id"])["carrier"]
     if visit["practice"] == "medical" and not _accepted(ctx, slot["office_id"], carrier):
         raise ToolError("plan_not_accepted", "That office isn't in network for the insurance on your record.",
                         {"offices_accepting": _accepting_offices(ctx, carrier)})
     ctx.db.execute("UPDATE appointments SET slot_id = ?, starts_at = ?, office_id = ?, provider_id = ? WHERE id = ?",
                    (slot["id"], slot["starts_at"], slot["office_id"], slot["provider_id"], row["id"]))
     moved = ctx.db.execute("SELECT * FROM appointments WHERE id = ?", (row["id"],)).fetchone()
+    _did(ctx, "reschedule_appointment")
     return {**_appointment_out(ctx, moved), "previous_starts_at": row["starts_at"], "fee_charged": 0.0}
 
 
@@ -410,7 +486,7 @@ def add_to_waitlist(ctx: ToolContext, visit_type: str, offices: list[str], earli
     visit = _visit(ctx, visit_type)
     carrier = None
     if patient_id is not None:
-        patient = ctx.db.execute("SELECT * FROM patients WHERE id = ?", (patient_id,)).fetchone()
+        patient = _chart(ctx, patient_id)
         name, digits, carrier = patient["full_name"], patient["phone"], patient["carrier"]
         if visit_type == "new_patient":
             raise ToolError("wrong_visit_type", "As an established patient, you'd wait for a follow-up or a skin check instead.")
@@ -445,6 +521,7 @@ def add_to_waitlist(ctx: ToolContext, visit_type: str, offices: list[str], earli
     ctx.session["waitlist_id"] = cur.lastrowid
     if patient_id is None:
         ctx.session["new_patient"] = {"full_name": name, "phone": digits}
+    _did(ctx, "add_to_waitlist")
     return {"waitlist_id": cur.lastrowid, "visit_type": visit_type,
             "offices": [_office_name(ctx, o) for o in office_ids.split(",")],
             "earliest_date": first.isoformat(), "latest_date": last.isoformat(), "status": "active"}
@@ -456,7 +533,7 @@ def _text_target(ctx: ToolContext) -> tuple[str | None, str | None]:
     """The caller's own number: the verified patient's on file, else the new patient's from this call."""
     patient_id = verified_account(ctx)
     if patient_id is not None:
-        return patient_id, ctx.db.execute("SELECT phone FROM patients WHERE id = ?", (patient_id,)).fetchone()["phone"]
+        return patient_id, _chart(ctx, patient_id)["phone"]
     new = ctx.session.get("new_patient")
     return None, (new or {}).get("phone")
 
@@ -466,8 +543,7 @@ def _appointment_phone(ctx: ToolContext, row) -> tuple[str | None, str]:
     new patient gave for it. Never to whoever happens to be verified in the call."""
     if row["patient_id"] is None:
         return None, row["new_patient_phone"]
-    return row["patient_id"], ctx.db.execute("SELECT phone FROM patients WHERE id = ?",
-                                             (row["patient_id"],)).fetchone()["phone"]
+    return row["patient_id"], _chart(ctx, row["patient_id"])["phone"]
 
 
 @tools.tool
@@ -492,11 +568,12 @@ def send_text_message(ctx: ToolContext, message_type: str, appointment_id: str |
         reference = row["id"]
         patient_id, to = _appointment_phone(ctx, row)
     elif message_type == "waitlist_confirmation":
-        reference = ctx.session.get("waitlist_id")
-        if reference is None:
+        waitlist_id = ctx.session.get("waitlist_id")
+        if waitlist_id is None:
             raise ToolError("no_waitlist_entry", "There's no waitlist entry from this call to confirm.")
-        entry = ctx.db.execute("SELECT patient_id, phone FROM waitlist WHERE id = ?", (reference,)).fetchone()
+        entry = ctx.db.execute("SELECT * FROM waitlist WHERE id = ?", (waitlist_id,)).fetchone()
         patient_id, to = entry["patient_id"], entry["phone"]
+        reference = f"{entry['visit_type']}@{entry['offices']}"  # the entry by its content, not its row id
     elif message_type == "payment_link":
         reference = ctx.session.get("payment_link_id")
         if reference is None:
@@ -515,6 +592,7 @@ def send_text_message(ctx: ToolContext, message_type: str, appointment_id: str |
     cur = ctx.db.execute("INSERT INTO text_messages (patient_id, phone, message_type, reference, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient_id, to, message_type, str(reference) if reference else None,
                                                     _stamp(ctx)))
+    _did(ctx, "send_text_message")
     return {"text_id": cur.lastrowid, "message_type": message_type, "sent_to_last_four": to[-4:], "status": "sent"}
 
 
@@ -533,6 +611,7 @@ def send_email(ctx: ToolContext, message_type: str, appointment_id: str | None =
         reference = _own_appointment(ctx, appointment_id)["id"]
     cur = ctx.db.execute("INSERT INTO emails (patient_id, address, message_type, reference, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient["id"], patient["email"], message_type, reference, _stamp(ctx)))
+    _did(ctx, "send_email")
     return {"email_id": cur.lastrowid, "message_type": message_type, "status": "sent"}
 
 
@@ -540,13 +619,26 @@ def send_email(ctx: ToolContext, message_type: str, appointment_id: str | None =
 
 @tools.tool
 def check_eligibility(ctx: ToolContext, carrier: str, member_id: str, date_of_birth: str) -> dict:
+    """Every inquiry sent to a carrier is a compared `eligibility_checks` row (the carrier's answer, the
+    member found), with the member ID and date of birth tried: an inquiry that found nobody is forgiven
+    when the caller said every value it tried (a digit the line misheard, tried, then corrected), and an
+    ID nobody said (a character guessed) is on record (pack.json forgive_if_heard)."""
     code = _carrier(ctx, carrier)
     born = _day(date_of_birth, "date of birth").isoformat()
     member = next((m for m in ctx.db.execute("SELECT * FROM insurance_members WHERE carrier = ?", (code,))
                    if identifier(m["member_id"]) == identifier(member_id) and m["date_of_birth"] == born), None)
+    found = None if member is None else member["member_id"]
+    outcome = "not_found" if member is None else member["status"]
+    # The same member answered the same way again says nothing new (a check repeated is harmless); an
+    # inquiry that found nobody is kept every time, with what it tried.
+    if member is None or ctx.db.execute("SELECT 1 FROM eligibility_checks WHERE carrier = ? AND member_id = ? AND "
+                                        "outcome = ?", (code, found, outcome)).fetchone() is None:
+        ctx.db.execute("INSERT INTO eligibility_checks (carrier, member_id, outcome, tried, created_at) "
+                       "VALUES (?, ?, ?, ?, ?)",
+                       (code, found, outcome, json.dumps(tried(identifier=member_id, date=born)), _stamp(ctx)))
     if member is None:
         raise ToolError("member_not_found", "I couldn't confirm that plan with the carrier. Could you read me the "
-                        "member ID on your card again?")
+                        "member ID on your card again?", keep_writes=True)
     checked = ctx.session.get("eligibility", {})
     checked[f"{code}|{identifier(member_id)}"] = member["status"]
     ctx.session["eligibility"] = checked
@@ -568,6 +660,7 @@ def update_insurance(ctx: ToolContext, carrier: str, member_id: str) -> dict:
     member = next(m for m in ctx.db.execute("SELECT * FROM insurance_members WHERE carrier = ?", (code,))
                   if identifier(m["member_id"]) == identifier(member_id))
     ctx.db.execute("UPDATE patients SET carrier = ?, member_id = ? WHERE id = ?", (code, member["member_id"], patient["id"]))
+    _did(ctx, "update_insurance")
     return {"carrier": _carrier_name(ctx, code), "member_id": member["member_id"], "status": "updated",
             "offices_accepting": _accepting_offices(ctx, code)}
 
@@ -619,6 +712,7 @@ def create_payment_link(ctx: ToolContext, amount: float) -> dict:
     ctx.db.execute("INSERT INTO payment_links (id, patient_id, amount, created_at) VALUES (?, ?, ?, ?)",
                    (link_id, patient["id"], _money(value), _stamp(ctx)))
     ctx.session["payment_link_id"] = link_id
+    _did(ctx, "create_payment_link")
     return {"link_id": link_id, "amount": _money(value), "valid_days": 7,
             "delivery": "Send it with send_text_message or send_email; never read card numbers on the phone."}
 
@@ -637,14 +731,30 @@ def set_up_payment_plan(ctx: ToolContext, months: int) -> dict:
     monthly = _cents(balance / months)
     final = balance - monthly * (months - 1)
     ctx.db.execute("UPDATE patients SET payment_plan_months = ? WHERE id = ?", (months, patient["id"]))
+    _did(ctx, "set_up_payment_plan")
     return {"months": months, "monthly_amount": _money(monthly), "final_payment": _money(final),
             "balance": _money(balance), "first_due": (ctx.today + dt.timedelta(days=30)).isoformat(), "interest": 0.0}
 
 
 # --- clinical ----------------------------------------------------------------------------------
 
+def _refill_refused(ctx: ToolContext, patient_id: str, rx, medication: str, pharmacy: str | None, code: str,
+                    message: str) -> None:
+    """A refused refill is kept too (the refill log a desk keeps holds every request it put in, the
+    refused ones with the reason), with the medication tried: a try of a medication the caller named is
+    forgiven (pack.json forgive_if_heard), one nobody said (another drug in its place) is on record."""
+    ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, medication, pharmacy, status, outcome, "
+                   "tried, created_at) VALUES (?, ?, ?, ?, ?, 'refused', ?, ?)",
+                   (patient_id, None if rx is None else rx["id"], medication, pharmacy, code,
+                    json.dumps(tried(medication=medication)), _stamp(ctx)))
+    raise ToolError(code, message, keep_writes=True)
+
+
 @tools.tool
 def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = None) -> dict:
+    """A compared `refill_requests` row that takes one refill off the compared prescription: a refill
+    asked twice, or of a medication the caller never named, is on record. A refused try is a row too,
+    with the medication tried (see _refill_refused). The pharmacy is free text."""
     patient = _patient(ctx)
     # The verifier's own reading of the `medication` table (pack.json aliases and alias_ignore): brand
     # or generic, any dosage form, strength or salt, is one drug on both sides, and another drug never is.
@@ -652,17 +762,23 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
     rx = next((r for r in ctx.db.execute("SELECT * FROM prescriptions WHERE patient_id = ? ORDER BY id", (patient["id"],))
                if ctx.values.key("medication", r["medication"]) == wanted), None)
     if rx is None:
-        raise ToolError("not_on_medication_list", "I don't see that medication on your list, so the care team "
-                        "would need to look at it. I can send them a message.")
+        _refill_refused(ctx, patient["id"], None, medication, pharmacy, "not_on_medication_list",
+                        "I don't see that medication on your list, so the care team would need to look at it. I can "
+                        "send them a message.")
     if rx["requires_visit"]:
-        raise ToolError("refill_requires_visit", "That medication needs a visit with your provider before it can be "
-                        "refilled. I can help you book one.")
+        _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "refill_requires_visit",
+                        "That medication needs a visit with your provider before it can be refilled. I can help you "
+                        "book one.")
     if rx["refills_remaining"] <= 0:
-        raise ToolError("no_refills_remaining", "There are no refills left on that prescription, so your provider "
-                        "would need to see you or review it. I can send the care team a message.")
+        _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "no_refills_remaining",
+                        "There are no refills left on that prescription, so your provider would need to see you or "
+                        "review it. I can send the care team a message.")
     ctx.db.execute("UPDATE prescriptions SET refills_remaining = refills_remaining - 1 WHERE id = ?", (rx["id"],))
-    cur = ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, pharmacy, status, created_at) "
-                         "VALUES (?, ?, ?, 'sent_to_provider', ?)", (patient["id"], rx["id"], pharmacy, _stamp(ctx)))
+    cur = ctx.db.execute("INSERT INTO refill_requests (patient_id, prescription_id, medication, pharmacy, status, "
+                         "outcome, tried, created_at) VALUES (?, ?, ?, ?, 'sent_to_provider', 'sent', ?, ?)",
+                         (patient["id"], rx["id"], medication, pharmacy, json.dumps(tried(medication=medication)),
+                          _stamp(ctx)))
+    _did(ctx, "request_refill")
     return {"refill_request_id": cur.lastrowid, "medication": rx["medication"], "status": "sent_to_provider",
             "refills_remaining_after": rx["refills_remaining"] - 1,
             "note": "The provider reviews refill requests within two business days; the pharmacy is notified."}
@@ -670,8 +786,12 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
 
 @tools.tool
 def send_clinical_message(ctx: ToolContext, topic: str, urgency: str, message: str) -> dict:
+    """A compared `clinical_messages` row (whose, how urgent): one message for one question, so a second
+    one, or one of each urgency, is a row the right answer lacks. The message is free text, read by the
+    verifier for a phone number, an email or a street address (pack.json free_text)."""
     patient = _patient(ctx)
     cur = ctx.db.execute("INSERT INTO clinical_messages (patient_id, topic, urgency, message, created_at) "
                          "VALUES (?, ?, ?, ?, ?)", (patient["id"], topic, urgency, message, _stamp(ctx)))
+    _did(ctx, "send_clinical_message")
     return {"message_id": cur.lastrowid, "topic": topic, "urgency": urgency, "status": "sent",
             "reply_expected": "by the end of the day" if urgency == "same_day" else "within two business days"}

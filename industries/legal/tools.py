@@ -1,36 +1,49 @@
 """Tool logic of Halverson & Reed, a plaintiff-side personal-injury and employment firm.
 
-The house rules are stated in the prompts and enforced here as well, so a model that ignores a
-prompt meets the same rule in a tool result:
-- conflict before facts: no intake is recorded before a clear conflict check in the same call;
+The house rules are stated in the prompts (and listed in `rules.json`) and enforced here as well,
+so a model that ignores a prompt meets the same rule in a tool result or in a record the firm keeps:
+- conflict before facts: every conflict check is a row of `conflict_checks`, once per party, with
+  the facts of the matter already taken in the call (`facts_before`); a fact taken before a clear
+  check, or after a conflict, is logged in `screening_log` with where the check stood (pending or
+  conflict) and refused; facts taken before a conflict found later are logged as
+  `conflict_found_later`; no intake is recorded before a clear conflict check in the same call;
+- every screening check run (practice area, jurisdiction, filing deadline) is a row of
+  `screening_checks` with the values checked and the result, once per check and values (the same
+  check again adds nothing), a refused deadline included: a state the caller never gave, an area
+  guessed, or a check run after one that stopped the screening is on the firm's record;
 - only an attorney may decline a case: matters the firm cannot take are recorded as contact details
   for attorney review (`record_contact_only`), never refused outright by a tool;
 - filing deadlines are computed here, from the incident date and the state's limitation period,
   against the pack's fixed "today", and come back with a status the agent reports as returned;
 - the firm works only in the states and practice areas its records list;
 - case evaluations are held, then confirmed; holds expire; tokens are single-use and checked for
-  their kind and their caller;
+  their kind and their caller, and a hold token names its slot;
 - client matters are discussed only with a client verified by phone on file and matter number,
-  with at most two tries at verification in a call; every identification and verification is a row
-  in `verifications` (front_desk), and failed tries lock the client's record after three;
+  with at most two tries at verification in a call; every identification and every verification
+  try is a row in `verifications` (front_desk), with the details tried, and failed tries lock the
+  client's record after three;
+- every look at a person's record (callers, matters) is kept: an identification in
+  `verifications`, any other look in `record_access` (a lookup's details touching a record they do
+  not match, a search that found nobody, another client's matter asked for); the verified
+  client's own record again adds nothing;
 - a caller's client status is never told before identity is established: `lookup_caller` says
   nothing about whether the firm knows the caller;
-- a fact of the matter taken before a clear conflict check, or after a conflict, is logged in
-  `screening_log` with where the check stood (pending or conflict), so it is on the record even
-  when the tool refuses it;
 - an emergency escalation records whether the caller was told to call 911.
 
 Names, phone numbers, matter numbers, parties, states and staff are matched with the verifier's own
-normalizers (`pytest_callm.normalize`) and the pack's alias tables (`ctx.values`), so a spelling the
-tool accepts is one the verifier accepts, and the other way round.
+normalizers (`pytest_callm.normalize`: a person or a party written "Last, First" or with accents is
+the same) and the pack's alias tables (`ctx.values`), so a spelling the tool accepts is one the
+verifier accepts, and the other way round.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 
-from pytest_callm.front_desk import (IdentityRules, TokenWords, check_identity, forget_verification, issue_token,
-                                     use_token, verified_account)
+import json
+
+from pytest_callm.front_desk import (FOUND, NOT_FOUND, IdentityRules, TokenWords, check_identity, forget_verification,
+                                     issue_token, record_access, tried, use_token, verified_account)
 from pytest_callm.normalize import date as iso_date, identifier, party as party_name, person, phone
 from pytest_callm.toolkit import ToolContext, ToolError, ToolRegistry
 
@@ -119,37 +132,83 @@ def _deadline(ctx: ToolContext, state: str, practice_area: str, incident: dt.dat
             "status": status, "note": DEADLINE_NOTE}
 
 
-# --- conflict before facts: the screening log ----------------------------------------------------
+# --- conflict before facts: the conflict checks and the screening log -------------------------------
 
-PENDING, CLEAR, CONFLICT = "pending", "clear", "conflict"
+PENDING, CLEAR, CONFLICT, FOUND_LATER = "pending", "clear", "conflict", "conflict_found_later"
+FACTS = ("practice_area", "state", "incident_date", "intake")  # the facts of a matter, in screening order
 
 
 def _conflict_state(ctx: ToolContext) -> str:
     return (ctx.session.get("conflict") or {}).get("status", PENDING)
 
 
-def _log_fact(ctx: ToolContext, fact: str) -> str:
-    """Screening is taking `fact`: unless the conflict check came back clear, log it with where the
-    check stands (pending or conflict) and refuse, keeping the row. One row per fact and state:
-    asking twice adds nothing. Facts taken after a clear check write nothing, so an extra call
-    there stays allowed (the paper's rule); only the wrong order is on the record."""
-    state = _conflict_state(ctx)
-    caller_id = _caller(ctx)
-    if state == CLEAR:
-        return state
+def _facts_taken(ctx: ToolContext) -> list[str]:
+    """The facts of the matter taken so far in this call, in screening order."""
+    taken = ctx.session.get("facts_taken") or []
+    return [f for f in FACTS if f in taken]
+
+
+def _screening_row(ctx: ToolContext, caller_id: str, fact: str, state: str) -> None:
+    """One row per fact and state: asking twice adds nothing."""
     seen = ctx.db.execute("SELECT 1 FROM screening_log WHERE caller_id = ? AND fact = ? AND conflict_check = ?",
                           (caller_id, fact, state)).fetchone()
     if seen is None:
         ctx.db.execute("INSERT INTO screening_log (caller_id, fact, conflict_check, created_at) VALUES (?, ?, ?, ?)",
                        (caller_id, fact, state, _stamp(ctx)))
+
+
+def _log_fact(ctx: ToolContext, fact: str) -> str:
+    """Screening is taking `fact`. It counts as taken in this call (a conflict check run after it
+    says so in its row, `facts_before`, and a conflict found after it logs it as
+    `conflict_found_later`). Unless the conflict check stands clear, it is logged in
+    `screening_log` with where the check stands (pending or conflict) and refused, keeping the row.
+    Facts taken while the check stands clear write no row of their own, so an extra call there stays
+    allowed (the paper's rule); only the wrong order is on the record."""
+    state = _conflict_state(ctx)
+    caller_id = _caller(ctx)
+    taken = ctx.session.get("facts_taken") or []
+    if fact not in taken:
+        ctx.session["facts_taken"] = [*taken, fact]
+    if state == CLEAR:
+        return state
+    _screening_row(ctx, caller_id, fact, state)
     if state == PENDING:
         raise ToolError("conflict_check_required", "Before we go into the details, I need to run a conflict check.",
                         keep_writes=True)
-    if state == CONFLICT:
-        raise ToolError("conflict_not_clear",
-                        "There's no need to go into the details; an attorney will follow up with you.",
-                        keep_writes=True)
-    return state
+    raise ToolError("conflict_not_clear", "There's no need to go into the details; an attorney will follow up with you.",
+                    keep_writes=True)
+
+
+AREA_CHECK, STATE_CHECK, DEADLINE_CHECK = "practice_area", "jurisdiction", "filing_deadline"
+
+
+def _state_name(ctx: ToolContext, code: str) -> str:
+    """A state as a caller says it ("Nevada" for NV): what the verifier listens for in the call."""
+    return next(iter(ctx.values.variants.get("state", {}).get(code, [])), code)
+
+
+def _checked(ctx: ToolContext, record: str, outcome: str, *, practice_area: str | None = None,
+             state: str | None = None, incident_date: str | None = None) -> None:
+    """A screening check is on the firm's record (`screening_checks`): the check, the values, the result.
+    The same check with the same values again adds nothing (a repeat is harmless); any other is a row
+    of its own. `tried` holds the values a caller says (the state by name, the date), for the verifier:
+    an extra check is forgiven only as a retry, with values the caller was heard saying, of a check the
+    right answer runs too."""
+    caller_id = _caller(ctx)
+    seen = ctx.db.execute("SELECT 1 FROM screening_checks WHERE caller_id = ? AND record = ? AND practice_area IS ? "
+                          "AND state IS ? AND incident_date IS ?",
+                          (caller_id, record, practice_area, state, incident_date)).fetchone()
+    if seen is not None:
+        return
+    said = []
+    if state is not None:
+        said.append(["state", _state_name(ctx, state)])
+    if incident_date is not None:
+        said.append(["date", incident_date])
+    ctx.db.execute("INSERT INTO screening_checks (caller_id, record, practice_area, state, incident_date, outcome, "
+                   "tried, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (caller_id, record, practice_area, state, incident_date, outcome,
+                    json.dumps(said) if said else None, _stamp(ctx)))
 
 
 def _staff_name(ctx: ToolContext, staff_id: str | None) -> str | None:
@@ -197,14 +256,44 @@ def _record_identification(ctx: ToolContext, name: str, account: str | None) -> 
 
 # --- reception ---------------------------------------------------------------------------------
 
+def _same_details(ctx: ToolContext, a: list, b: list) -> bool:
+    """Two tries with the same details, each value read by its kind ("(312) 555-0148" is 3125550148)."""
+    key = ctx.values.key
+    return sorted((k, repr(key(k, v))) for k, v in a) == sorted((k, repr(key(k, v))) for k, v in b)
+
+
+def _look(ctx: ToolContext, record: str | None, outcome: str, details: list) -> None:
+    """A look at a person's record (front_desk.record_access): whose, on whose behalf, the outcome,
+    the details used. The same search again, with the same details and the same outcome, says
+    nothing new (a repeat is harmless); any other search that found nobody is a row of its own."""
+    if record is None:
+        rows = ctx.db.execute("SELECT tried FROM record_access WHERE record IS NULL AND on_behalf_of IS ? "
+                              "AND outcome = ?", (verified_account(ctx), outcome)).fetchall()
+        if any(_same_details(ctx, json.loads(r["tried"] or "[]"), details) for r in rows):
+            ctx.access_logged = True
+            return
+    record_access(ctx, record=record, outcome=outcome, details=details)
+
+
 @tools.tool
 def lookup_caller(ctx: ToolContext, full_name: str, phone: str) -> dict:
     name = " ".join(full_name.split())
     if not name:
         raise ToolError("invalid_name", "May I have your full name?")
     digits = _phone_digits(phone)
-    row = next((r for r in ctx.db.execute("SELECT * FROM callers WHERE phone = ?", (digits,))
-                if person(r["full_name"]) == person(name)), None)
+    # Names compare as the `person` kind: "Vega, Marisol" and "Marisól Vega" are Marisol Vega.
+    wanted = person(name)
+    touched = [r for r in ctx.db.execute("SELECT * FROM callers ORDER BY id")
+               if r["phone"] == digits or person(r["full_name"]) == wanted]
+    row = next((r for r in touched if r["phone"] == digits and person(r["full_name"]) == wanted), None)
+    # Every record the details touched is a look at it: the one they match (found), and any they match
+    # only in part (the name of another person's record, or the number on it: not_found, that record);
+    # details that touched no record are a search that found nobody, kept with what was tried.
+    details = tried(person=name, phone=digits)
+    for r in touched:
+        _look(ctx, r["id"], FOUND if r is row else NOT_FOUND, details)
+    if not touched:
+        _look(ctx, None, NOT_FOUND, details)
     caller_id = NEW_CALLER if row is None else row["id"]
     _record_identification(ctx, name, None if row is None else caller_id)
     if ctx.session.get("caller_id") != caller_id:
@@ -257,15 +346,30 @@ def escalate_to_human(ctx: ToolContext, reason: str, summary: str, advised_911: 
 
 @tools.tool
 def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
-    key = party_name(opposing_party)
+    caller_id = _caller(ctx)
+    key = party_name(opposing_party)  # "Sato, Evelyn", "Dr. Évelyn Sato" and "Evelyn Sato, MD" are one party
     if not key:
         raise ToolError("invalid_party", "Who would this matter be against?")
     hit = any(party_name(r["party"]) == key for r in ctx.db.execute("SELECT party FROM conflict_index"))
-    status = "conflict" if hit else "clear"
+    status = CONFLICT if hit else CLEAR
     party = " ".join(opposing_party.split())
-    # A conflict found in a call stays for the rest of the call: checking another name afterwards
-    # does not open the way to an intake.
-    if ctx.session.get("conflict", {}).get("status") != "conflict":
+    before = _conflict_state(ctx)
+    facts = _facts_taken(ctx)
+    # Every check is on the firm's record, once per party, with the facts already taken in this call:
+    # a check on a name the caller never said, or one run only after facts were taken, is there.
+    checked = [party_name(r["party"]) for r in ctx.db.execute(
+        "SELECT party FROM conflict_checks WHERE caller_id = ?", (caller_id,))]
+    if key not in checked:
+        ctx.db.execute("INSERT INTO conflict_checks (caller_id, party, outcome, facts_before, tried, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?)",
+                       (caller_id, party, status, ", ".join(facts), json.dumps(tried(party=key)), _stamp(ctx)))
+    if before != CONFLICT:
+        if status == CONFLICT:
+            # Facts taken before the conflict came to light were taken in a conflicted matter.
+            for fact in facts:
+                _screening_row(ctx, caller_id, fact, FOUND_LATER)
+        # A conflict found in a call stays for the rest of the call: checking another name afterwards
+        # does not open the way to an intake.
         ctx.session["conflict"] = {"status": status, "opposing_party": party}
     return {"status": status, "opposing_party": party, "may_proceed": not hit, "disclosure": CONFLICT_DISCLOSURE}
 
@@ -274,6 +378,7 @@ def check_conflict(ctx: ToolContext, opposing_party: str) -> dict:
 def check_practice_area(ctx: ToolContext, practice_area: str) -> dict:
     _log_fact(ctx, "practice_area")
     row = _area(ctx, practice_area)
+    _checked(ctx, AREA_CHECK, "accepted" if row["accepted"] else "not_accepted", practice_area=practice_area)
     return {"practice_area": practice_area, "accepted": bool(row["accepted"]), "fee_type": row["fee_type"],
             "contingency_pct_prefiling": row["contingency_pct_prefiling"],
             "contingency_pct_litigation": row["contingency_pct_litigation"], "consult_fee": row["consult_fee"]}
@@ -284,6 +389,7 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
     _log_fact(ctx, "state")
     code = _state_code(ctx, state)
     licensed = _licensed_states(ctx)
+    _checked(ctx, STATE_CHECK, "licensed" if code in licensed else "not_licensed", state=code)
     return {"state": code, "practice_area": practice_area, "licensed": code in licensed, "licensed_states": licensed}
 
 
@@ -291,14 +397,31 @@ def check_jurisdiction(ctx: ToolContext, state: str, practice_area: str) -> dict
 def calculate_filing_deadline(ctx: ToolContext, state: str, practice_area: str, incident_date: str) -> dict:
     _log_fact(ctx, "incident_date")
     code = _state_code(ctx, state)
-    if code not in _licensed_states(ctx):
-        raise ToolError("not_licensed_in_state", NEEDS_ATTORNEY_REVIEW)
-    if not _area(ctx, practice_area)["accepted"]:
-        raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
-    return _deadline(ctx, code, practice_area, _incident(ctx, incident_date))
+    incident = _incident(ctx, incident_date)
+    record = f"{DEADLINE_CHECK}/{practice_area}"
+    # A deadline run where it should not be (a state not licensed, an area not accepted) is refused,
+    # and the try stays on the screening record.
+    for refused, failed in (("not_licensed_in_state", code not in _licensed_states(ctx)),
+                            ("practice_area_not_accepted", not _area(ctx, practice_area)["accepted"])):
+        if failed:
+            _checked(ctx, record, refused, practice_area=practice_area, state=code, incident_date=incident.isoformat())
+            raise ToolError(refused, NEEDS_ATTORNEY_REVIEW, keep_writes=True)
+    deadline = _deadline(ctx, code, practice_area, incident)
+    _checked(ctx, record, deadline["status"], practice_area=practice_area, state=code, incident_date=incident.isoformat())
+    return deadline
 
 
 # --- intake ------------------------------------------------------------------------------------
+
+def _parties_checked(ctx: ToolContext, caller_id: str) -> str | None:
+    """The parties of the matter as the intake lists them: every party conflict-checked in this call,
+    each read as the `party` kind ("Swiftway Parcel Services, Inc." is "swiftway parcel services"),
+    in alphabetical order; None when none was checked. Not compared: the checks themselves are
+    (conflict_checks), where a name the line misheard and the caller corrected is forgiven."""
+    keys = sorted({party_name(r["party"]) for r in ctx.db.execute(
+        "SELECT party FROM conflict_checks WHERE caller_id = ?", (caller_id,))})
+    return "; ".join(keys) or None
+
 
 def _no_intake_yet(ctx: ToolContext) -> None:
     if ctx.session.get("intake_id") is not None:
@@ -310,7 +433,6 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
     caller_id = _caller(ctx)
     _no_intake_yet(ctx)
     _log_fact(ctx, "intake")  # refuses (keeping the row) without a clear conflict check in this call
-    conflict = ctx.session["conflict"]
     if not _area(ctx, practice_area)["accepted"]:
         raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
     code = _state_code(ctx, state)
@@ -324,7 +446,7 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
         "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
         "opposing_party, status, reason, summary, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'recorded', NULL, ?, ?)",
         (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], practice_area, code,
-         incident.isoformat(), conflict["opposing_party"], summary, _stamp(ctx)))
+         incident.isoformat(), _parties_checked(ctx, caller_id), summary, _stamp(ctx)))
     ctx.session["intake_id"] = cur.lastrowid
     # The filing deadline of the date recorded: when the caller corrected the date after screening,
     # this is the one to read out (as returned), not screening's.
@@ -336,12 +458,11 @@ def record_intake(ctx: ToolContext, practice_area: str, state: str, incident_dat
 def record_contact_only(ctx: ToolContext, reason: str) -> dict:
     caller_id = _caller(ctx)
     _no_intake_yet(ctx)
-    conflict = ctx.session.get("conflict") or {}
     cur = ctx.db.execute(
         "INSERT INTO intakes (caller_id, caller_name, caller_phone, practice_area, state, incident_date, "
         "opposing_party, status, reason, summary, created_at) "
         "VALUES (?, ?, ?, NULL, NULL, NULL, ?, 'contact_only', ?, NULL, ?)",
-        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], conflict.get("opposing_party"),
+        (caller_id, ctx.session["caller_name"], ctx.session["caller_phone"], _parties_checked(ctx, caller_id),
          reason, _stamp(ctx)))
     ctx.session["intake_id"] = cur.lastrowid
     return {"intake_id": cur.lastrowid, "status": "contact_only", "attorney_review": True}
@@ -416,7 +537,8 @@ def hold_evaluation_slot(ctx: ToolContext, slot_id: str) -> dict:
     expires = (ctx.now + dt.timedelta(minutes=HOLD_MINUTES)).isoformat(timespec="minutes")
     cur = ctx.db.execute("INSERT INTO holds (slot_id, caller_id, expires_at, status, created_at) "
                          "VALUES (?, ?, ?, 'active', ?)", (wanted, caller_id, expires, now))
-    token = issue_token(ctx, "HLD", "hold", caller_id, {"hold_id": cur.lastrowid})
+    # The token names the hold and its slot: a token read back for one slot never books another.
+    token = issue_token(ctx, "HLD", "hold", caller_id, {"hold_id": cur.lastrowid, "slot_id": wanted})
     return {"hold_id": cur.lastrowid, "hold_token": token, "slot_id": wanted, "starts_at": slot["starts_at"],
             "attorney": slot["attorney"], "mode": slot["mode"], "expires_at": expires}
 
@@ -481,11 +603,12 @@ def verify_client(ctx: ToolContext, full_name: str, matter_number: str) -> dict:
     client = None if matter is None else ctx.db.execute(
         "SELECT * FROM callers WHERE id = ?", (matter["client_id"],)).fetchone()
     # Name and matter number must match, and the caller must have been found by the phone on file.
-    # Every try is a row of `verifications`; failed tries count on the client's record (front_desk).
+    # Every try is a row of `verifications`, on the record of the matter's client (front_desk): a try
+    # with another person's name and matter is on that person's record, and failed tries count there.
+    # The same client verified again adds nothing (names compared as the `person` kind).
     passed = client is not None and person(client["full_name"]) == person(full_name) and client["id"] == caller_id
-    if not (passed and verified_account(ctx) == client["id"]):  # the same client verified again adds nothing
-            check_identity(ctx, IDENTITY, account=None if client is None else client["id"], claimed_name=full_name,
-                       method="matter_number", passed=passed)
+    check_identity(ctx, IDENTITY, account=None if client is None else client["id"], claimed_name=full_name,
+                   method="matter_number", passed=passed, details=tried(person=full_name, identifier=matter_number))
     numbers = [r["matter_number"] for r in ctx.db.execute(
         "SELECT matter_number FROM matters WHERE client_id = ? ORDER BY matter_number", (client["id"],))]
     return {"client_id": client["id"], "verified": True, "matters": numbers}
@@ -498,12 +621,20 @@ def _verified_client(ctx: ToolContext) -> str:
     return client_id
 
 
+REFUSED = "refused"  # record_access: another client's matter, asked for by a verified client and not shown
+
+
 @tools.tool
 def get_matter_status(ctx: ToolContext, matter_number: str) -> dict:
     client_id = _verified_client(ctx)
     matter = _find_matter(ctx, matter_number)
     if matter is None or matter["client_id"] != client_id:
-        raise ToolError("matter_not_found", "I don't see that matter on your file.")
+        # A look for a matter not on this client's file is kept, whoever's it is: another client's
+        # record (refused), or a number on no file (not_found, with the number tried).
+        _look(ctx, None if matter is None else matter["client_id"], NOT_FOUND if matter is None else REFUSED,
+              tried(identifier=matter_number))
+        raise ToolError("matter_not_found", "I don't see that matter on your file.", keep_writes=True)
+    record_access(ctx, record=client_id)  # the verified client's own record: covered by the verification
     return {"matter_number": matter["matter_number"], "practice_area": matter["practice_area"],
             "status": matter["status"], "stage": matter["stage"], "next_event": matter["next_event"],
             "next_event_date": matter["next_event_date"], "attorney": _staff_name(ctx, matter["attorney_id"]),
@@ -515,8 +646,10 @@ def get_matter_status(ctx: ToolContext, matter_number: str) -> dict:
 def send_records_authorization(ctx: ToolContext, channel: str) -> dict:
     client_id = _verified_client(ctx)
     client = ctx.db.execute("SELECT * FROM callers WHERE id = ?", (client_id,)).fetchone()
+    record_access(ctx, record=client_id)  # the verified client's own record: covered by the verification
     if channel == "email" and client["email"] is None:
         raise ToolError("no_email_on_file", "We don't have an email address on file for you; I can text it instead.")
+    # The form goes only to the contact details on file: the tool takes a channel, never an address.
     cur = ctx.db.execute("INSERT INTO documents (caller_id, kind, target, created_at) "
                          "VALUES (?, 'records_authorization', ?, ?)", (client_id, channel, _stamp(ctx)))
     return {"document_id": cur.lastrowid, "status": "sent", "kind": "records_authorization", "target": channel}

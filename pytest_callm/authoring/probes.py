@@ -143,7 +143,8 @@ def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor
     for name in sorted(owned - in_key):
         at = _where_owned(name, pack, agent_at, last_agent, len(task.exp_tool_calls), last=True,
                           handoffs=frozenset(i for i, c in enumerate(task.exp_tool_calls)
-                                             if pack.tools[c.name].kind == "handoff"))
+                                             if pack.tools[c.name].kind == "handoff"),
+                          ends=frozenset(i for i, c in enumerate(task.exp_tool_calls) if pack.tools[c.name].ends_call))
         extra = next((d for d in donors.get(name, []) if d.writes), None)
         if (extra is None or at is None or name in pack.required_or_forbidden or pack.tools[name].ends_call
                 or (pack.people and name in pack.people.identity_tools)):
@@ -174,14 +175,18 @@ def _agents_of(task: Task, pack: Pack) -> tuple[dict[int, str], str]:
 
 
 def _where_owned(name: str, pack: Pack, agent_at: dict[int, str], last_agent: str, end: int,
-                 last: bool = False, handoffs: frozenset[int] = frozenset()) -> int | None:
+                 last: bool = False, handoffs: frozenset[int] = frozenset(),
+                 ends: frozenset[int] = frozenset()) -> int | None:
     """Where in the key a call of `name` can go with its owner active: before the first (or after
-    the last) key call its owner makes, or at the end when the last agent owns it."""
+    the last) key call its owner makes, or at the end when the last agent owns it. Never after a call
+    that ends the call (a transfer to staff, 911 advice): there it would never be played."""
     # After a handoff call the next agent is active, so a call goes after the owner's own calls only.
     places = sorted(i for i, a in agent_at.items() if name in pack.agents[a].tools
                     and not (last and i in handoffs))
     if places:
-        return places[-1] + 1 if last else places[0]
+        return (places[-1] if places[-1] in ends else places[-1] + 1) if last else places[0]
+    if ends:
+        return None
     return end if name in pack.agents[last_agent].tools else None
 
 
@@ -224,7 +229,7 @@ def reorders(task: Task, pack: Pack) -> list[Replay]:
         swapped = list(task.exp_tool_calls)
         swapped[a], swapped[b] = swapped[b], swapped[a]
         out.append(Replay(task, pack, "right", f"exp_tool_calls[{a}] and [{b}] in the other order", swapped,
-                          list(task.exp_handoff_path), group="reorder"))
+                          list(task.exp_handoff_path), group="reorder", keep_state=True))
     return out
 
 

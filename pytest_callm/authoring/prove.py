@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.house_rules import HouseRules, load_house_rules, trap_rule_problems
+from pytest_callm.authoring import rule_tables
 from pytest_callm.authoring.lock import find_task_files
 from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, reorders,
                                            repeats_and_rewordings, rule_violations)
@@ -328,9 +331,67 @@ def prove(paths: Iterable[Path], industries: Iterable[Path], *, progress=None) -
     return prove_run(paths, industries).tasks
 
 
-def prove_run(paths: Iterable[Path], industries: Iterable[Path]) -> ProofRun:
+# Below this many tasks one process proves them all; above, each core takes a share (the engine
+# replaying keys is the bottleneck: one process keeps one core busy, its tool server little more).
+PARALLEL_FROM = 40
+
+
+def prove_run(paths: Iterable[Path], industries: Iterable[Path], workers: int | None = None) -> ProofRun:
+    """Prove every task under `paths`: in `workers` processes (default: one per core, at most 4, for
+    a suite of PARALLEL_FROM tasks or more), each playing its share of the tasks."""
+    files = find_task_files(paths)
+    industries = [Path(i) for i in industries]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 4) if len(files) >= PARALLEL_FROM else 1
+    if workers <= 1:
+        return _prove_share(files, industries, 0, 1)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        shares = list(pool.map(_share_summary, [(files, industries, k, workers) for k in range(workers)]))
+    return _merge(files, industries, shares)
+
+
+def _share_summary(job: tuple[list[Path], list[Path], int, int]) -> dict[str, Any]:
+    """One worker's share, as plain data (a pack's loaded code does not cross processes)."""
+    run = _prove_share(*job)
+    return {"tasks": {str(p.task.path): (p.problems, p.traps, p.mutants, p.unscorable, p.spellings) for p in run.tasks},
+            "pack_problems": run.pack_problems, "rules": run.rules, "exploits": run.exploits, "right": run.right}
+
+
+def _merge(files: list[Path], industries: list[Path], shares: list[dict[str, Any]]) -> ProofRun:
     packs = PackRegistry(industries)
-    loaded = [load_task(p, packs) for p in find_task_files(paths)]
+    run = ProofRun([TaskProof(load_task(p, packs)[1]) for p in files])
+    for proof in run.tasks:
+        share = next(s["tasks"][str(proof.task.path)] for s in shares if str(proof.task.path) in s["tasks"])
+        proof.problems, proof.traps, proof.mutants, proof.unscorable, proof.spellings = share
+        if proof.task.industry not in run.house_rules:
+            run.house_rules[proof.task.industry] = load_house_rules(packs.get(proof.task.industry))
+    for share in shares:
+        for pack, lines in share["pack_problems"].items():
+            have = run.pack_problems.setdefault(pack, [])
+            have.extend(line for line in lines if line.split(" (seen in ")[0] not in {h.split(" (seen in ")[0] for h in have})
+        for name in ("rules", "exploits", "right"):
+            mine = getattr(run, name)
+            for pack, groups in share[name].items():
+                for group, t in groups.items():
+                    into = mine.setdefault(pack, {}).setdefault(group, Tally())
+                    into.tasks |= t.tasks
+                    into.as_required += t.as_required
+                    into.problems += t.problems
+                    into.skipped += t.skipped
+                    for k, v in t.notes.items():
+                        into.notes[k] = into.notes.get(k, 0) + v
+    return run
+
+
+def _prove_share(files: list[Path], industries: list[Path], share: int, shares: int) -> ProofRun:
+    """Prove the tasks of `files` whose position is `share` modulo `shares`; every task's key is still
+    played (the exploits borrow other tasks' calls)."""
+    packs = PackRegistry(industries)
+    everything = [load_task(p, packs) for p in files]
+    loaded = everything[share::shares]
     proofs = {id(task): TaskProof(task) for _, task, _ in loaded}
     run = ProofRun(list(proofs.values()))
     for _, task, pack in loaded:
@@ -339,18 +400,20 @@ def prove_run(paths: Iterable[Path], industries: Iterable[Path]) -> ProofRun:
             run.pack_problems[pack.name] = list(run.house_rules[pack.name].problems)
     for task, problem in trap_rule_problems([t for _, t, _ in loaded], run.house_rules):
         proofs[id(task)].problems.append(problem)
+    mine = {id(t) for _, t, _ in loaded}
 
-    runtime = Runtime("oracle", packs.loaded())
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
     try:
         # First each key as written: what each of its calls returns, reads and writes.
         keys = runtime.run(play_all(runtime, [Replay(t, pk, "key", "the answer key", list(t.exp_tool_calls),
-                                                     list(t.exp_handoff_path), keep_state=True)
-                                              for _, t, pk in loaded]))
+                                                     list(t.exp_handoff_path), keep_state=id(t) in mine)
+                                              for _, t, pk in everything]))
         plays = {id(o.replay.task): KeyPlay.of(o.seen) for o in keys}
         key_states = {id(o.replay.task): o.final_state for o in keys}
         for o in keys:
-            _invariants(run, o)
-        donors = donors_of((t, pk, plays[id(t)]) for _, t, pk in loaded)
+            if id(o.replay.task) in mine:
+                _invariants(run, o)
+        donors = donors_of((t, pk, plays[id(t)]) for _, t, pk in everything)
         replays: list[Replay] = []
         for _, task, pack in loaded:
             proof = proofs[id(task)]
@@ -406,7 +469,7 @@ def prove_run(paths: Iterable[Path], industries: Iterable[Path]) -> ProofRun:
         elif kind == "exploit":
             _judge_exploit(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
         elif kind == "right" and not (o.replay.parts and not o.passed):
-            _judge_right(run, proof, o, plays[id(o.replay.task)])
+            _judge_right(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
     return run
 
 
@@ -515,14 +578,17 @@ def _same_state(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) 
     return True
 
 
-def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay) -> None:
+def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay,
+                 key_state: dict[str, Any] | None = None) -> None:
     r = o.replay
     tally = _tally(run.right, r.pack.name, r.group)
     tally.tasks.add(r.task.task_id)
     if r.group == "reorder" and o.error is None:
         now = {c.key_index: c.status for c in o.seen if c.key_index is not None}
-        if now != play.status:  # a result changed, or a call was never reached (one ended the call first)
-            tally.skipped += 1  # a result changed: the order carries a dependency, not another right answer
+        # A result changed, a call was never reached (one ended the call first), or the order a house
+        # rule states was recorded otherwise (a pack's order column): the order carries a dependency.
+        if now != play.status or _order_changed(r.pack, o.final_state, key_state):
+            tally.skipped += 1  # not another right answer
             return
     if r.parts:
         tally.as_required += len(r.parts)
@@ -533,6 +599,19 @@ def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay) -> 
     tally.problems += 1
     why = o.error or o.verdict.explain().replace("\n", "\n      ")
     proof.problems.append(f"right answer fails: {r.label}\n      {why}")
+
+
+def _order_changed(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    """Whether two final states record a rule's order differently (`order_columns` of pack.json)."""
+    if a is None or b is None:
+        return False
+    for name, table in pack.compared_tables.items():
+        if table.order_columns:
+            cols = sorted(table.order_columns)
+            seen = lambda state: Counter(tuple(r.get(c) for c in cols) for r in state.get(name, []))
+            if seen(a) != seen(b):
+                return True
+    return False
 
 
 def _passes(outcome: Outcome) -> bool:
@@ -630,3 +709,7 @@ def write_tables(proofs: list[TaskProof], industries: list[Path], run: ProofRun 
         else:
             changed = write(readme, [p.task for p in group])
             print(f"{readme}: trap table {'written' if changed else 'unchanged'}")
+            rules = run.house_rules.get(name) if run else None
+            if rules is not None and rules.declared and not run.pack_problems.get(name):
+                changed = rule_tables.write(readme, rules, [p.task for p in group], run.rules.get(name, {}))
+                print(f"{readme}: house-rule table {'written' if changed else 'unchanged'}")

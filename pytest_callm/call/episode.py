@@ -278,7 +278,7 @@ class Episode:
             result = envelope(False, {"problems": [problem]}, "invalid_arguments", None)
         elif kind == "industry":
             result, touched = await self.tools.call_audited(self.pack.name, self.trajectory.call_id, tc.name,
-                                                            arguments)
+                                                            arguments, agent=agent)
         else:
             problems = self.pack.validation_errors(tc.name, self.pack.prepared_arguments(tc.name, arguments))
             if problems:

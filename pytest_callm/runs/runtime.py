@@ -98,7 +98,8 @@ class Runtime:
                  caller_factory: CallerFactory | None = None, caller_config: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", line_config: ModelConfig | None = None,
                  line_api_key: str | None = None, latency_sample: int = 0, reruns: int = 1,
-                 keep_calls: Path | None = None, concurrency: int = 1, tool_server_token: str | None = None):
+                 keep_calls: Path | None = None, concurrency: int = 1, tools_in_process: bool = False,
+                 tool_server_token: str | None = None):
         self.model_name = model_name
         self.line_spec = line
         self.limits = limits
@@ -123,8 +124,9 @@ class Runtime:
             # The tool server starts in its own process while this one imports the model client and
             # loads the line's dictionary: the first call is seconds sooner.
             with ThreadPoolExecutor(max_workers=1) as starter:
-                starting = None if tool_server_url else starter.submit(self._start_tool_server, packs, keep_calls,
-                                                                       self.tool_server_token)
+                # `tools_in_process` (callm prove): the server's tool runner called here, no HTTP.
+                starting = None if tool_server_url or tools_in_process else \
+                    starter.submit(self._start_tool_server, packs, keep_calls, self.tool_server_token)
                 try:
                     if model_name != ORACLE:
                         from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
@@ -145,8 +147,14 @@ class Runtime:
                 finally:
                     if starting is not None:
                         self._server = starting.result()
-            self.tool_server_url = tool_server_url or self._server.url
-            self.tools = self.run(self._connect())
+            if tools_in_process:
+                from pytest_callm.toolserver.in_process import InProcessTools
+
+                self.tool_server_url = None
+                self.tools = InProcessTools(packs)
+            else:
+                self.tool_server_url = tool_server_url or self._server.url
+                self.tools = self.run(self._connect())
         except BaseException:
             self.close()  # a runtime that could not start leaves no thread, server or connection behind
             raise

@@ -20,7 +20,9 @@ from pytest_callm.phone.spoken_numbers import find_numbers
 _STREET = re.compile(
     r"\b\d{1,6}\s+(?:[a-z0-9']+\s+){0,3}(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|"
     r"way|place|pl|terrace|parkway|pkwy|highway|hwy|circle|cir|square|sq)\b", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+\s*(?:@|\bat\b)\s*[\w-]+(?:\s*(?:\.|\bdot\b)\s*[\w-]+)+", re.IGNORECASE)
+# An address written ("ana.ruiz@example.com") or spoken ("ana ruiz at example dot com"). A written dot
+# touches its words: "call her back at home. Thanks" is a sentence, not an address.
+_EMAIL = re.compile(r"[\w.+-]+(?:\s*@\s*|\s+at\s+)[\w-]+(?:(?:\.|\s+dot\s+)[\w-]+)+", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _MONTH_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
                          r"\s+\d{4}\b", re.IGNORECASE)
@@ -41,12 +43,17 @@ def _digit_runs(text: str) -> list[str]:
     return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(text))]
 
 
+# A date or a date-time as the tools write them ("2026-08-14", "2026-08-04T08:30") is not a number to
+# dial: its digits run together like a phone's once the dashes are dropped.
+_ISO_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?")
+
+
 def _phone(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 7 <= len(r) <= 11), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 7 <= len(r) <= 11), None)
 
 
 def _card(text: str, caller: dict[str, Any]) -> str | None:
-    return next((r for r in _digit_runs(text) if 12 <= len(r) <= 19), None)
+    return next((r for r in _digit_runs(_ISO_STAMP.sub(" ", text)) if 12 <= len(r) <= 19), None)
 
 
 def _email(text: str, caller: dict[str, Any]) -> str | None:
@@ -64,6 +71,15 @@ def _birth_date(text: str, caller: dict[str, Any]) -> str | None:
     return m.group(0) if m else None
 
 
+_MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s*(?:dollars|usd|k\b)", re.IGNORECASE)
+
+
+def _money(text: str, caller: dict[str, Any]) -> str | None:
+    """An amount of money ("$40,000", "forty thousand dollars"): where a rule forbids inventing one."""
+    m = _MONEY.search(text) or _MONEY.search(_as_digits(text))
+    return m.group(0) if m else None
+
+
 def _caller_name(text: str, caller: dict[str, Any]) -> str | None:
     name = caller.get("name")
     if not name:
@@ -76,10 +92,11 @@ def _caller_name(text: str, caller: dict[str, Any]) -> str | None:
 
 FINDERS: dict[str, Callable[[str, dict[str, Any]], str | None]] = {
     "phone": _phone, "card_number": _card, "email": _email, "street_address": _street,
-    "date_of_birth": _birth_date, "caller_name": _caller_name,
+    "date_of_birth": _birth_date, "caller_name": _caller_name, "money": _money,
 }
 DESCRIBED = {"phone": "a phone number", "card_number": "a card number", "email": "an email address",
-             "street_address": "a street address", "date_of_birth": "a date", "caller_name": "the caller's name"}
+             "street_address": "a street address", "date_of_birth": "a date", "caller_name": "the caller's name",
+             "money": "an amount of money"}
 
 
 def forbidden_in(text: Any, forbid: list[str], caller: dict[str, Any]) -> list[tuple[str, str]]:

@@ -309,9 +309,14 @@ def _subject(row: dict[str, Any]) -> Any:
 def _forgiven(row: dict[str, Any], table: ComparedTable, heard: Heard, known: set[Any]) -> bool:
     """An extra try the verifier forgives: of a forgiven outcome, on no record or on one the right
     answer touches too (the caller's own), and every value it tried was heard from the caller (a
-    retry of what the line misheard, not a guess, and not a try on someone else's record)."""
+    retry of what the line misheard, not a guess, and not a try on someone else's record). A try on
+    no record is a retry only where the right answer makes tries of its own in that table: in a call
+    that needs none (a scam report, a general question), a search that found nobody is one too many,
+    heard or not."""
     pairs = _tried(row)
-    return (row.get("outcome") in table.forgive_if_heard and (_subject(row) is None or _subject(row) in known)
+    subject = _subject(row)
+    retry = subject in known if subject is not None else bool(known)
+    return (row.get("outcome") in table.forgive_if_heard and retry
             and bool(pairs) and all(heard.has(k, v) for k, v in pairs))
 
 

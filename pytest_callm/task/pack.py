@@ -91,6 +91,10 @@ class ComparedTable:
     # column -> {"forbid": [what may not be written there], "rule": house rule id}: free text read for
     # what a rule forbids in it (scoring/free_text.py).
     free_text: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Columns that record, at the act, an order a house rule states (the facts taken before a
+    # conflict check): `callm prove` does not count a reordering of the key that changes one as
+    # another right answer.
+    order_columns: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -474,10 +478,14 @@ def load_pack(pack_dir: Path) -> Pack:
         for col in spec.get("free_text", {}):
             if columns is not None and col not in columns[table]:
                 problems.append(f"pack.json: {table}.{col} (free_text) is not a column of {table}")
+        for col in spec.get("order_columns", []):
+            if columns is not None and col not in columns[table]:
+                problems.append(f"pack.json: {table}.{col} (order_columns) is not a column of {table}")
         # A generated row id carries no meaning: two writes in the other order are the same state.
         excluded |= rowid_columns.get(table, frozenset())
         compared[table] = ComparedTable(table, excluded, key, column_kinds,
-                                        frozenset(spec.get("forgive_if_heard", [])), dict(spec.get("free_text", {})))
+                                        frozenset(spec.get("forgive_if_heard", [])), dict(spec.get("free_text", {})),
+                                        frozenset(spec.get("order_columns", [])))
 
     people = None
     if "people" in meta:

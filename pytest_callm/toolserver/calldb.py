@@ -23,6 +23,7 @@ from pytest_callm.toolkit import SESSION_DDL
 
 CALL_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 CALL_ID_HEADER = "X-Call-Id"  # every request that touches a call's state carries its id here
+AGENT_HEADER = "X-Callm-Agent"  # the agent (desk) making a tool call: a pack may keep which desk acted
 AUDIT_HEADER = "X-Callm-Touched"  # what a tool call read and wrote: for the trace, never for the model
 # Live call databases one server holds per pack: a run keeps only its calls in flight live (32 by
 # default), or with --callm-keep-calls every call it plays (the benchmark: 900). A client that makes

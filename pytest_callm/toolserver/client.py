@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import asyncio
 import uuid
 
-from pytest_callm.toolserver.calldb import AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S, REQUEST_HEADER, TOKEN_HEADER
+from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S,
+                                            REQUEST_HEADER, TOKEN_HEADER)
 
 # A request whose connection failed before its reply came (a dropped keep-alive connection, a reset)
 # is sent again, up to this many times in all, on a fresh connection: every request is safe to repeat
@@ -69,12 +70,12 @@ class ToolClient:
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
         return (await self.call_audited(pack, call_id, tool, arguments))[0]
 
-    async def call_audited(self, pack: str, call_id: str, tool: str,
-                           arguments: Any) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    async def call_audited(self, pack: str, call_id: str, tool: str, arguments: Any,
+                           agent: str | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The result envelope, and what the call read and wrote (the server's audit header; None
-        from a server that sends none)."""
+        from a server that sends none). `agent`: the desk making the call, for the pack's records."""
         payload, headers = await self._send("POST", f"/packs/{pack}/tools/{tool}", call_id, json.dumps(arguments),
-                                            with_headers=True, request_id=uuid.uuid4().hex)
+                                            with_headers=True, agent=agent, request_id=uuid.uuid4().hex)
         raw = headers.get(AUDIT_HEADER)
         try:
             audit = json.loads(raw) if raw else None
@@ -100,8 +101,10 @@ class ToolClient:
             raise ToolServerError(f"tool server at {self.base_url} is not healthy: {e!r}") from e
 
     async def _send(self, method: str, path: str, call_id: str, body: str | None = None,
-                    with_headers: bool = False, request_id: str | None = None) -> Any:
+                    with_headers: bool = False, agent: str | None = None, request_id: str | None = None) -> Any:
         headers = {CALL_ID_HEADER: call_id, **self._token}
+        if agent:
+            headers[AGENT_HEADER] = agent
         if body is not None:
             headers["Content-Type"] = "application/json"
         if request_id is not None:

@@ -46,9 +46,9 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from pytest_callm.toolserver.calldb import (AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL, REPLIES_TABLE,
-                                            REQUEST_HEADER, SERVER_KEEPALIVE_S, TOKEN_ENV, TOKEN_HEADER, CallStore,
-                                            TooManyCalls, valid_call_id)
+from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL,
+                                            REPLIES_TABLE, REQUEST_HEADER, SERVER_KEEPALIVE_S, TOKEN_ENV, TOKEN_HEADER,
+                                            CallStore, TooManyCalls, valid_call_id)
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
@@ -162,7 +162,8 @@ class _Watch:
 
 
 def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: Any,
-             audit: dict[str, Any] | None = None, request_id: str | None = None) -> dict[str, Any]:
+             audit: dict[str, Any] | None = None, agent: str | None = None,
+             request_id: str | None = None) -> dict[str, Any]:
     """Validate, run one tool in its own transaction, and wrap the result. Raises only on pack bugs.
 
     `audit`, when given, receives what the call touched: tables read, tables written (only when the
@@ -185,7 +186,7 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
                 audit.update(json.loads(done[1]))
             return json.loads(done[0])
     db.execute("BEGIN IMMEDIATE")
-    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values)
+    ctx = ToolContext(db=db, session=Session(db), call_id=call_id, now=pack.now, values=pack.values, agent=agent)
     watch = _Watch()
     db.set_authorizer(watch)  # expires cached statements, so each is seen again for this call
 
@@ -275,9 +276,12 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
             return _reply(200, envelope(False, {"problems": [problem]}, "invalid_arguments", SORRY))
         try:
             audit: dict[str, Any] = {}
+            desk = request.headers.get(AGENT_HEADER)
+            desk = desk if desk in store.pack.agents else None  # only an agent of the pack
             request_id = request.headers.get(REQUEST_HEADER)
             request_id = request_id if valid_call_id(request_id) else None
-            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit, request_id))
+            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit, agent=desk,
+                                         request_id=request_id))
             reply.headers[AUDIT_HEADER] = json.dumps(audit, separators=(",", ":"))
             return reply
         except TooManyCalls as e:

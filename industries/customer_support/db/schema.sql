@@ -1,7 +1,10 @@
 -- Kestrel Electronics: the state every call starts from.
 -- Reference tables (read by tools) come first; the write-bearing records the verifier compares
--- (customers, orders, returns, refunds, charges, memberships, service_holds,
--- service_appointments, escalations, scam_reports) come last. Money is integer cents everywhere.
+-- (customers, verifications, orders, returns, refunds, charges, memberships, service_holds,
+-- service_appointments, escalations, scam_reports, record_access) come last. Money is integer cents
+-- everywhere. Generated row ids (INTEGER PRIMARY KEY) are never compared: two writes in the other
+-- order are the same state. People's records (pack.json "people": customers, orders, memberships,
+-- protection_plans) are read only through a kept look: record_access or an identity check.
 
 CREATE TABLE stores (
     id TEXT PRIMARY KEY,                 -- st_denver
@@ -121,13 +124,15 @@ CREATE TABLE customers (
     account_locked INTEGER NOT NULL DEFAULT 0   -- 1 after three failed verifications; staff unlock
 );
 
-CREATE TABLE verifications (             -- every identity check (pytest_callm.front_desk)
+CREATE TABLE verifications (             -- every identity try (pytest_callm.front_desk), compared
     id INTEGER PRIMARY KEY,
     account TEXT,                        -- the customer the details were checked against
     claimed_name TEXT,                   -- the name the caller gave (none here: ZIP and card only)
     method TEXT NOT NULL,                -- zip_and_card
-    outcome TEXT NOT NULL,               -- verified, locked, refused (a plain failed try is counted on the customer)
-    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared)
+    outcome TEXT NOT NULL,               -- verified, failed, locked (the account is locked), refused (the call's tries
+                                         -- are used); a second success of the same account adds no row
+    tried TEXT,                          -- JSON [["identifier", zip], ["identifier", last4]]: not compared; an extra
+                                         -- failed try is forgiven only when the caller was heard saying both values
     created_at TEXT
 );
 
@@ -211,6 +216,8 @@ CREATE TABLE service_appointments (
     plan_id TEXT,                        -- the protection plan that covers it, if any
     price_cents INTEGER NOT NULL,
     status TEXT NOT NULL,                -- scheduled, cancelled
+    replacement_first INTEGER,           -- set when cancelled: 1 if a new appointment for the same item was
+                                         -- already booked, or a slot held (a move books first, then cancels)
     created_at TEXT NOT NULL
 );
 
@@ -230,15 +237,40 @@ CREATE TABLE scam_reports (              -- recorded without identity: no custom
     scammer_phone TEXT,                  -- digits
     scammer_email TEXT,
     amount_lost_cents INTEGER NOT NULL,
-    description TEXT,                    -- free text, not compared
+    description TEXT,                    -- free text, not compared, but read for the caller's name, a phone number,
+                                         -- an email address or a card number (rule scam-report-anonymous)
+    after_identity_check INTEGER NOT NULL DEFAULT 0, -- 1 when an account was searched or an identity tried earlier
+                                         -- in the call (rule report-before-account: the report comes first)
     created_at TEXT NOT NULL
 );
 
 CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
-    id INTEGER PRIMARY KEY,
-    record TEXT,                         -- whose record was looked at; NULL when the details matched none
-    on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
-    outcome TEXT NOT NULL,               -- found, not_found
-    tried TEXT,                          -- JSON [[kind, value], ...]: the details used (not compared)
+    id INTEGER PRIMARY KEY,              -- find_customer writes one per search; a look at the verified caller's own
+                                         -- record adds nothing, nor does the same look again
+    record TEXT,                         -- whose record was looked at; NULL when the details matched none, or several
+    on_behalf_of TEXT,                   -- the customer verified in this call when the search was made; NULL when none
+    outcome TEXT NOT NULL,               -- found, not_found, multiple_matches
+    tried TEXT,                          -- JSON [[kind, value], ...]: the order number, phone, name searched (not
+                                         -- compared; a not_found or multiple_matches search is forgiven only when the
+                                         -- caller was heard saying every value and the right answer searches too)
     created_at TEXT
+);
+
+CREATE TABLE delivery_changes (          -- compared: every confirmed delivery change, from which date to which
+    id INTEGER PRIMARY KEY,
+    customer_id TEXT NOT NULL,
+    order_number TEXT NOT NULL,
+    from_date TEXT,                      -- the scheduled date before the change
+    to_date TEXT NOT NULL,
+    fee_cents INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE return_quotes (             -- compared: the returns log, one row per item quoted and answer to
+    id INTEGER PRIMARY KEY,              -- "opened" (a quote within the window or past it; the same quote again
+    customer_id TEXT NOT NULL,           -- adds nothing)
+    order_number TEXT NOT NULL,
+    sku TEXT NOT NULL,
+    opened INTEGER NOT NULL,             -- the caller's answer as given
+    created_at TEXT NOT NULL
 );

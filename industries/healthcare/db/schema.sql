@@ -1,9 +1,14 @@
 -- Straus Dermatology: the state every call starts from.
--- Reference tables (read by tools) come first; the write-bearing records come last. The verifier
--- compares five tables (pack.json): patients, appointments and waitlist (the paper's three), plus
--- verifications (every identity check, as a real desk records it) and emergency_advice (every time
--- the caller was told to call 911). Text messages, refill requests, clinical messages, payment links
--- and escalations are written too, but no compared row records them: only the tool gate sees them.
+-- Reference tables (read by tools) come first; the write-bearing records come last. Every table a
+-- tool writes is compared (pack.json): patients, appointments and waitlist (the paper's three), the
+-- prescriptions a refill draws on, every text, email, payment link, refill request, care-team message
+-- and staff transfer, every identity check (verifications) and every look at a patient's chart
+-- (record_access), as a real practice keeps them, each time a caller was told to call 911
+-- (emergency_advice) and each chart flagged because the verified caller was not the patient
+-- (privacy_flags). A duplicate, a hedge (a message and the nurse line) or a substitute nobody asked
+-- for is a row the expected state lacks. Creation times, generated row ids and free text (a message,
+-- a summary, the symptoms, a pharmacy) are not compared; the care-team message is read for contact
+-- details a caller dictated (pack.json free_text).
 
 CREATE TABLE offices (
     id TEXT PRIMARY KEY,                 -- park_ave, brooklyn, hoboken, white_plains
@@ -73,11 +78,11 @@ CREATE TABLE cosmetic_prices (
     package_discount_pct REAL            -- ... take this much off the total
 );
 
-CREATE TABLE prescriptions (
+CREATE TABLE prescriptions (             -- compared: a refill draws one down
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
     medication TEXT NOT NULL,
-    refills_remaining INTEGER NOT NULL,
+    refills_remaining INTEGER NOT NULL,  -- request_refill takes one
     requires_visit INTEGER NOT NULL      -- 1: a provider must see the patient before any refill
 );
 
@@ -151,63 +156,88 @@ CREATE TABLE emergency_advice (         -- compared: the caller was told to hang
     id INTEGER PRIMARY KEY,
     patient_id TEXT,                     -- the verified patient, if any (not compared)
     advice TEXT NOT NULL,                -- call_911
+    desk TEXT,                           -- the desk that gave the advice (the agent the caller told, ctx.agent):
+                                         -- an emergency is 911 from the desk that heard it, never transferred first
+    done_before TEXT NOT NULL,           -- the business acts done earlier in the call, as the advice was given:
+                                         -- tool names, sorted, comma-separated ('' for none; identity checks aside)
     symptoms TEXT NOT NULL,              -- what the caller described (free text, not compared)
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE text_messages (             -- not compared: the tool gate sees every text
+CREATE TABLE text_messages (             -- compared: every text sent (the tool gate also sees each one)
     id INTEGER PRIMARY KEY,
-    patient_id TEXT,
+    patient_id TEXT,                     -- whose number it went to (NULL: a new patient's, or directions)
     phone TEXT NOT NULL,
     message_type TEXT NOT NULL,
-    reference TEXT,
+    reference TEXT,                      -- the appointment, payment link, office, or waitlist entry (visit@offices)
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE emails (
+CREATE TABLE emails (                    -- compared: every email sent
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
     address TEXT NOT NULL,
     message_type TEXT NOT NULL,
-    reference TEXT,
+    reference TEXT,                      -- the appointment or payment link
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE payment_links (
-    id TEXT PRIMARY KEY,                 -- PL-...
+CREATE TABLE payment_links (             -- compared: every link created (its id is generated: not compared)
+    id TEXT PRIMARY KEY,                 -- PL-<patient number>-<n>
     patient_id TEXT NOT NULL,
     amount REAL NOT NULL,
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE refill_requests (
+CREATE TABLE refill_requests (           -- compared: every refill tried for a verified patient, refused ones included
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
-    prescription_id INTEGER NOT NULL REFERENCES prescriptions(id),
-    pharmacy TEXT,
-    status TEXT NOT NULL,                -- sent_to_provider
+    prescription_id INTEGER REFERENCES prescriptions(id),  -- NULL when no prescription on the list matched
+    medication TEXT NOT NULL,            -- the medication as tried (compared as a medication: brand or generic)
+    pharmacy TEXT,                       -- as the caller named it (free text, not compared)
+    status TEXT NOT NULL,                -- sent_to_provider, or the refusal (not_on_medication_list, ...)
+    outcome TEXT NOT NULL,               -- sent, refused
+    tried TEXT,                          -- JSON [[kind, value], ...]: the medication tried (not compared)
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE clinical_messages (
+CREATE TABLE eligibility_checks (        -- compared: every eligibility inquiry sent to a carrier
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,               -- carrier code
+    member_id TEXT,                      -- the member the carrier found; NULL when none matched
+    outcome TEXT NOT NULL,               -- active, inactive, not_found
+    tried TEXT,                          -- JSON [[kind, value], ...]: the member ID and date of birth tried (not compared)
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE clinical_messages (         -- compared: every message to a care team
     id INTEGER PRIMARY KEY,
     patient_id TEXT NOT NULL,
-    topic TEXT NOT NULL,
+    topic TEXT NOT NULL,                 -- not compared: the tool gate checks it where the key names it
     urgency TEXT NOT NULL,               -- routine, same_day
-    message TEXT NOT NULL,
+    message TEXT NOT NULL,               -- free text, not compared; read for a dictated phone, email or street address
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE escalations (
+CREATE TABLE escalations (               -- compared: every transfer to staff or the on-call nurse
     id INTEGER PRIMARY KEY,
-    patient_id TEXT,
-    reason TEXT NOT NULL,
-    summary TEXT NOT NULL,
+    patient_id TEXT,                     -- the verified patient, if any
+    reason TEXT NOT NULL,                -- caller_request, complaint, urgent_clinical, account_locked, other
+    summary TEXT NOT NULL,               -- free text, not compared
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE privacy_flags (             -- compared: a verified caller said they were not the patient
+    id INTEGER PRIMARY KEY,
+    patient_id TEXT NOT NULL,            -- the chart flagged (the verification on it ended)
+    flag TEXT NOT NULL,                  -- caller_not_patient
+    summary TEXT NOT NULL,               -- free text, not compared
     created_at TEXT NOT NULL
 );
 
 CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY,              -- a look at the verified caller's own chart adds no row; a search for
+                                         -- a new patient's chart (book_new_patient_visit) is a row, found or not
     record TEXT,                         -- whose record was looked at; NULL when the details matched none
     on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
     outcome TEXT NOT NULL,               -- found, not_found

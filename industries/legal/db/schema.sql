@@ -1,7 +1,9 @@
 -- Halverson & Reed: the state every call starts from.
 -- Reference tables (read by tools) come first; the write-bearing records the verifier compares
--- (verifications, screening_log, intakes, intake_notes, documents, holds, evaluations, messages,
--- escalations) come last.
+-- (callers, verifications, record_access, conflict_checks, screening_log, screening_checks, intakes,
+-- intake_notes, documents, holds, evaluations, messages, escalations) come last. The people tables (a person's
+-- record: pack.json "people") are callers and matters: every look at one leaves a row of
+-- verifications or record_access.
 
 CREATE TABLE licensed_states (
     code TEXT PRIMARY KEY,              -- two-letter code, e.g. WA
@@ -43,16 +45,17 @@ CREATE TABLE office_info (
     answer TEXT NOT NULL
 );
 
-CREATE TABLE callers (
+CREATE TABLE callers (                   -- a person's record; compared (a verification writes the count and the lock)
     id TEXT PRIMARY KEY,                 -- c_1001 ...; new callers are c_new within their call
     full_name TEXT NOT NULL,
     phone TEXT NOT NULL,                 -- digits only
     email TEXT,
-    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed verify_client tries on this record
+    failed_verifications INTEGER NOT NULL DEFAULT 0,  -- failed verify_client tries on this record (not compared:
+                                                      -- the tries themselves are rows of verifications)
     locked INTEGER NOT NULL DEFAULT 0    -- 1 after three failed tries; staff unlock
 );
 
-CREATE TABLE matters (
+CREATE TABLE matters (                   -- a person's record: read only by client services, for a verified client
     matter_number TEXT PRIMARY KEY,      -- HR-24-0117
     client_id TEXT NOT NULL REFERENCES callers(id),
     practice_area TEXT NOT NULL,
@@ -81,17 +84,20 @@ CREATE TABLE intakes (
     practice_area TEXT,                  -- NULL for a contact-details-only record
     state TEXT,
     incident_date TEXT,
-    opposing_party TEXT,
+    opposing_party TEXT,                 -- the parties conflict-checked in the call (party keys, "; "), not compared:
+                                         -- the checks themselves are rows of conflict_checks
     status TEXT NOT NULL,                -- recorded, contact_only
     reason TEXT,                         -- why only contact details were taken
-    summary TEXT,                        -- free text, not compared
+    summary TEXT,                        -- free text, not compared; read for a phone number or email address
+                                         -- (house rule no-dictated-contact-details)
     created_at TEXT NOT NULL
 );
 
 CREATE TABLE intake_notes (
     id INTEGER PRIMARY KEY,
     intake_id INTEGER NOT NULL REFERENCES intakes(id),
-    note TEXT NOT NULL,                  -- free text, not compared
+    note TEXT NOT NULL,                  -- free text, not compared; read for a phone number, email or street address
+                                         -- (house rule no-dictated-contact-details)
     created_at TEXT NOT NULL
 );
 
@@ -130,7 +136,8 @@ CREATE TABLE messages (
     recipient_id TEXT NOT NULL REFERENCES staff(id),
     callback_phone TEXT NOT NULL,        -- digits only
     urgent INTEGER NOT NULL,
-    message TEXT NOT NULL,               -- free text, not compared
+    message TEXT NOT NULL,               -- free text, not compared; read for a phone number, email or street address
+                                         -- (house rule no-dictated-contact-details)
     created_at TEXT NOT NULL
 );
 
@@ -143,29 +150,65 @@ CREATE TABLE escalations (
     created_at TEXT NOT NULL
 );
 
-CREATE TABLE verifications (             -- every identification and verification of a caller (front_desk)
+CREATE TABLE verifications (             -- every identification and every verification try (front_desk)
     id INTEGER PRIMARY KEY,
     account TEXT,                        -- the record the details were checked against; NULL when none matched
     claimed_name TEXT,                   -- the name the caller gave, as given (compared by its kind)
     method TEXT NOT NULL,                -- name_and_phone (lookup_caller), matter_number (verify_client)
-    outcome TEXT NOT NULL,               -- identified, new_caller (lookups); verified, locked, refused (verify_client)
-    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared)
+    outcome TEXT NOT NULL,               -- identified, new_caller (lookups); verified, failed, locked, refused (verify_client)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the details tried (not compared; read by the
+                                         -- verifier: a failed try is forgiven only when the caller said every value)
     created_at TEXT
 );
 
-CREATE TABLE screening_log (             -- facts of a matter taken before a clear conflict check or after a conflict
+CREATE TABLE conflict_checks (           -- every conflict check of a call, once per party (compared)
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    party TEXT NOT NULL,                 -- the party checked, as the agent wrote it (compared as `party`)
+    outcome TEXT NOT NULL,               -- clear, conflict
+    facts_before TEXT NOT NULL,          -- the facts of the matter taken in this call before this check, in screening
+                                         -- order ('' when none): a party checked only after facts is on the record
+    tried TEXT,                          -- JSON [["party", name]] (not compared; read by the verifier: an extra clear
+                                         -- check is forgiven only when the caller said that name)
+    created_at TEXT
+);
+
+CREATE TABLE screening_log (             -- facts of a matter taken while the conflict check did not stand clear
     id INTEGER PRIMARY KEY,
     caller_id TEXT NOT NULL,
     fact TEXT NOT NULL,                  -- practice_area, state, incident_date, intake (the whole matter)
-    conflict_check TEXT NOT NULL,        -- pending (no check yet), conflict (found in this call)
+    conflict_check TEXT NOT NULL,        -- pending (no check yet), conflict (after a conflict in this call),
+                                         -- conflict_found_later (taken while clear, then a party checked later conflicted)
     created_at TEXT NOT NULL
+);
+
+CREATE TABLE screening_checks (          -- every screening check run in a call (compared), once per check and values:
+                                         -- a check the right answer does not run (a state assumed, an area guessed,
+                                         -- a check after one that stopped the screening) is on the record
+    id INTEGER PRIMARY KEY,
+    caller_id TEXT NOT NULL,
+    record TEXT NOT NULL,                -- the check, as the screening file names it: practice_area, jurisdiction,
+                                         -- or filing_deadline/<area code> (a deadline is one per practice area)
+    practice_area TEXT,                  -- the area code checked (practice_area, filing_deadline)
+    state TEXT,                          -- the two-letter code checked (jurisdiction, filing_deadline)
+    incident_date TEXT,                  -- YYYY-MM-DD (filing_deadline)
+    outcome TEXT NOT NULL,               -- accepted, not_accepted (area); licensed, not_licensed (state); ok, urgent,
+                                         -- expired, or the refusal not_licensed_in_state / practice_area_not_accepted
+                                         -- (deadline)
+    tried TEXT,                          -- JSON [[kind, value], ...]: the values a caller says (the state by name, the
+                                         -- date); not compared, read by the verifier: an extra state or deadline check
+                                         -- is forgiven only as a retry of a check the right answer runs too, with
+                                         -- values the caller was heard saying (a misspoken date corrected)
+    created_at TEXT
 );
 
 CREATE TABLE record_access (             -- compared: every look at a person's record (pytest_callm.front_desk)
     id INTEGER PRIMARY KEY,
     record TEXT,                         -- whose record was looked at; NULL when the details matched none
     on_behalf_of TEXT,                   -- the record of the caller verified in this call; NULL when none
-    outcome TEXT NOT NULL,               -- found, not_found
+    outcome TEXT NOT NULL,               -- found (lookup_caller: name and phone on one record); not_found (the details
+                                         -- matched no record, or one only in part: that record); refused (another
+                                         -- client's matter asked for by a verified client, not shown)
     tried TEXT,                          -- JSON [[kind, value], ...]: the details used (not compared)
     created_at TEXT
 );

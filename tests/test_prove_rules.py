@@ -1,0 +1,169 @@
+"""`callm prove` from the rules: each invariant a pack promises (docs/house-rules.md §3), broken once in
+a copy of the example pack, is reported; the rules' adversaries, the exploits and the generated right
+answers are counted as they should be on the pack as shipped.
+
+Every case plays for real: the pack's tools over SQLite behind the tool server, the verifier as a
+benchmark run uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_callm.authoring.prove import main as prove_main, prove_run
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+
+
+def pack_copy(tmp_path: Path, edit_pack=None, edit_tools=None, tasks=("C1-M1", "C2-E2", "R-M1")) -> tuple[Path, Path]:
+    """A copy of the example pack (changed by `edit_pack(pack.json dict)`, `edit_tools(tools.py text)`)
+    and a few of its tasks, in tmp_path."""
+    industries = tmp_path / "industries"
+    shutil.copytree(EXAMPLE_PACK, industries / "vet_clinic", ignore=shutil.ignore_patterns("__pycache__"))
+    pack_json = industries / "vet_clinic" / "pack.json"
+    if edit_pack:
+        meta = json.loads(pack_json.read_text())
+        edit_pack(meta)
+        pack_json.write_text(json.dumps(meta))
+    tools_py = industries / "vet_clinic" / "tools.py"
+    if edit_tools:
+        changed = edit_tools(tools_py.read_text())
+        assert changed != tools_py.read_text(), "the edit must change tools.py"
+        tools_py.write_text(changed)
+    compared = set(json.loads(pack_json.read_text())["compared_tables"])
+    for task in tasks:
+        shutil.copytree(EXAMPLE_TASKS / task, tmp_path / "tasks" / "vet_clinic" / task)
+        path = tmp_path / "tasks" / "vet_clinic" / task / "task.json"
+        data = json.loads(path.read_text())
+        data["exp_db_state"] = {t: rows for t, rows in data["exp_db_state"].items() if t in compared}
+        path.write_text(json.dumps(data))
+    return tmp_path / "tasks", industries
+
+
+def problems_of(tasks: Path, industries: Path) -> list[str]:
+    run = prove_run([tasks], [industries])
+    return [*run.pack_problems.get("vet_clinic", []), *(p for t in run.tasks for p in t.problems)]
+
+
+def test_the_example_pack_as_shipped_is_proven_and_every_family_is_counted():
+    run = prove_run([EXAMPLE_TASKS], [EXAMPLE_PACK.parent])
+    assert run.problem_count == 0, [p for t in run.tasks for p in t.problems] + run.pack_problems["vet_clinic"]
+    rules = run.rules["vet_clinic"]
+    assert rules["owner-on-file-only"].as_required >= 6 and rules["owner-on-file-only"].problems == 0
+    assert rules["verify-first"].as_required >= 6  # refused with not_verified, every time
+    exploits = run.exploits["vet_clinic"]
+    assert exploits["guess-1"].as_required == exploits["guess-2"].as_required == 6
+    assert exploits["guess-1"].notes == {"fails database": 6}
+    assert exploits["speech-only"].notes == {"fails": 8}
+    right = run.right["vet_clinic"]
+    assert right["misheard-retry"].as_required == 6 and right["misheard-retry"].problems == 0
+    assert right["reorder"].as_required > 0 and right["repeat/reword"].as_required > 0
+
+
+def test_a_write_no_gate_compares_is_a_broken_invariant(tmp_path):
+    tasks, industries = pack_copy(tmp_path, edit_pack=lambda m: m["compared_tables"].pop("record_requests"))
+    assert any("send_records writes record_requests, which no gate compares" in p for p in problems_of(tasks, industries))
+
+
+def test_a_look_at_a_persons_record_with_no_access_row_is_a_broken_invariant(tmp_path):
+    tasks, industries = pack_copy(tmp_path, edit_tools=lambda s: s.replace(
+        "    record_access(ctx, record=owner_id)  # the verified owner's own record: covered by the verification\n", ""))
+    found = problems_of(tasks, industries)
+    assert any("reads pets (a person's record) and keeps no access row" in p for p in found), found
+
+
+def test_a_failed_identity_try_that_leaves_no_row_lets_a_guess_pass(tmp_path):
+    # The old desk: a failed try only counted, never written. One guess, then the right details, passes.
+    def forget_failed_tries(text: str) -> str:
+        return text.replace("    check_identity(ctx, IDENTITY, account=account,",
+                            "    if row is None:\n"
+                            "        raise ToolError('identity_not_verified', 'no match')\n"
+                            "    check_identity(ctx, IDENTITY, account=account,")
+
+    tasks, industries = pack_copy(tmp_path, edit_tools=forget_failed_tries)
+    found = problems_of(tasks, industries)
+    assert any("exploit guess-1" in p and "the guessed try is not on the record" in p for p in found), found
+
+
+def test_a_rule_whose_record_is_not_compared_lets_its_violation_pass(tmp_path):
+    # One slot per visit: the second booking is on the record only while appointments (or the slots
+    # it takes) are compared. Each break is named: the declaration, the invariant, the violation.
+    def drop_appointments(meta):
+        meta["compared_tables"].pop("appointments")
+        meta["compared_tables"].pop("slots")
+
+    tasks, industries = pack_copy(tmp_path, edit_pack=drop_appointments)
+    found = problems_of(tasks, industries)
+    assert any(p.startswith("rule one-slot-per-visit") and "must fail database, but passes" in p for p in found), found
+    assert any("(one-slot-per-visit).record: the compared table that shows the violation" in p for p in found)
+    assert any("book_appointment writes appointments, which no gate compares" in p for p in found)
+
+
+def test_free_text_a_rule_keeps_clean_is_read_by_the_database_gate(tmp_path):
+    # Declared: no email address in a records request's destination. Sending by email writes one there.
+    def forbid_email(meta):
+        meta["compared_tables"]["record_requests"]["free_text"] = {
+            "destination": {"forbid": ["email"], "rule": "records-to-file-only"}}
+
+    tasks, industries = pack_copy(tmp_path, edit_pack=forbid_email, tasks=("C1-M1",))
+    found = problems_of(tasks, industries)
+    assert any("record_requests.destination holds an email address" in p and "records-to-file-only" in p
+               for p in found), found
+
+
+def test_a_free_text_parameter_the_tool_reads_is_named_when_worded_another_way(tmp_path):
+    # A team declares send_records.pet_name free text, but the tool looks the pet up by it.
+    def pet_name_free(path: Path):
+        tools = json.loads(path.read_text())
+        for tool in tools:
+            if tool["function"]["name"] == "send_records":
+                tool["scoring"] = {"free_text": ["pet_name"]}
+        path.write_text(json.dumps(tools))
+
+    tasks, industries = pack_copy(tmp_path, tasks=("C1-M1",))
+    pet_name_free(industries / "vet_clinic" / "tools.json")
+    found = problems_of(tasks, industries)
+    assert any("right answer fails: exp_tool_calls" in p and "send_records.pet_name worded another way" in p
+               for p in found), found
+
+
+def test_a_rule_that_quotes_no_prompt_sentence_is_named(tmp_path):
+    tasks, industries = pack_copy(tmp_path, tasks=("C2-E2",))
+    rules_json = industries / "vet_clinic" / "rules.json"
+    rules = json.loads(rules_json.read_text())
+    rules["rules"][0]["says"][0]["text"] = "Verify owners by their favourite colour."
+    rules_json.write_text(json.dumps(rules))
+    found = problems_of(tasks, industries)
+    assert any("says[0]: not found in records's prompt" in p for p in found), found
+
+
+def test_the_command_prints_each_rule_and_exploit_with_its_figures(capsys):
+    assert prove_main([str(EXAMPLE_TASKS)], [EXAMPLE_PACK.parent]) == 0
+    out = capsys.readouterr().out
+    assert "vet_clinic: 7 house rules (4 scored by a record, 1 refused by a tool, 2 speech only)" in out
+    assert "rule owner-on-file-only" in out and "violation(s) caught, 0 passed" in out
+    assert "exploit guess-1" in out and "right answers misheard-retry" in out
+
+
+@pytest.mark.parametrize("heard, passes", [(True, True), (False, False)])
+def test_a_failed_try_is_forgiven_only_when_the_caller_was_heard_saying_it(heard, passes, tmp_path):
+    # R-M1's owner verifies with a misheard phone first: forgiven when the line let the agent hear it.
+    tasks, industries = pack_copy(tmp_path, tasks=("R-M1",))
+    path = tasks / "vet_clinic" / "R-M1" / "task.json"
+    data = json.loads(path.read_text())
+    at = next(i for i, c in enumerate(data["exp_tool_calls"]) if c["name"] == "verify_owner")
+    right = data["exp_tool_calls"][at]["parameters"]
+    wrong = {**right, "phone": right["phone"][:-1] + str((int(right["phone"][-1]) + 3) % 10)}
+    says = [f"My name is {right['full_name']}, my number is {wrong['phone']}. Sorry, I mean {right['phone']}."]
+    data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the misheard number first",
+                      "caught_by": [] if passes else ["database"], **({"refused_with": "identity_not_verified"} if passes else {}),
+                      "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}],
+                               **({"caller_says": says} if heard else {})}}]
+    path.write_text(json.dumps(data))
+    run = prove_run([tasks], [industries])
+    [proof] = run.tasks
+    assert proof.traps == [{"id": "misheard", "failed": [] if passes else ["database"], "ok": True}], proof.problems
