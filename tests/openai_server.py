@@ -26,7 +26,8 @@ A step is a dict:
     invalid_utf8    "text": bytes that are not UTF-8 inside a text piece's JSON string (a reply that still
                     parses); "frame": such bytes where the chunk's JSON should be (a broken stream)
 
-Server-wide settings: `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
+Server-wide settings: `hold` (a `threading.Event`: while it is clear, every request waits after its
+first chunk; a test sets it on an event of its own), `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
 token), `models` (404 for others), `require_user_first` (400 when the conversation does not open
 with a user message, as some providers do), `no_stream` (every request gets one JSON body, even one
 asking for a stream, as an endpoint that cannot stream does), `echo_auth` (every error message repeats the Authorization header, as careless
@@ -140,8 +141,9 @@ class Behaviour:
                  models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
                  require_user_first: bool = False, echo_auth: bool = False, piece_chars: int = 4,
-                 no_stream: bool = False):
+                 no_stream: bool = False, hold: threading.Event | None = None):
         self.api_key = api_key
+        self.hold = hold  # set: requests are answered; clear: each waits here for it (a test's event)
         self.piece_chars = piece_chars  # characters a streamed chunk carries (a token is ~4)
         self.delay_ms = delay_ms
         self.total_ms = total_ms
@@ -241,6 +243,7 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
 
     size = step.get("piece_chars", state.piece_chars)
     yield chunk({"role": "assistant", "content": ""})
+    await _held(state)
     if "stream_error" in step:
         yield f"data: {json.dumps({'error': step['stream_error']})}\n\n"
         record["end"] = time.perf_counter()
@@ -314,8 +317,15 @@ def _usage(step: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
             "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
 
 
+async def _held(state: Behaviour) -> None:
+    """Wait while the server holds its requests (`hold` clear): a test releases them on an event."""
+    while state.hold is not None and not state.hold.is_set():
+        await asyncio.sleep(0.01)
+
+
 async def _whole(state: Behaviour, step: dict[str, Any], body: dict[str, Any], record: dict[str, Any]) -> dict:
     """The step as one `chat.completion` (no stream), sent after the step's total time."""
+    await _held(state)
     delay_ms = max(step.get("delay_ms", state.delay_ms), step.get("total_ms", state.total_ms))
     await _until(record["start"] + delay_ms / 1000)
     calls = [{"id": call.get("id", f"call_{uuid.uuid4().hex[:10]}"), "type": "function",

@@ -12,6 +12,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -266,10 +268,33 @@ def pytest_collection_modifyitems(config, items):
     failing = [i for i in items if "{FIRST}[attempt-1]" in i.nodeid]
     passing = [i for i in items if "{SECOND}" in i.nodeid]
     config.hook.pytest_deselected(items=[i for i in items if i not in failing + passing])
-    items[:] = passing[:2] + failing + passing[2:]'''))
-    openai_server.state.delay_ms = 100  # the passing calls take a second or so
-    result = project.runpytest_subprocess(*RUN, "--callm-attempts=20", "--callm-concurrency=4", "--callm-out=run",
-                                          "-n", "2", "-x")
+    items[:] = passing[:2] + failing + passing[2:]
+
+
+def pytest_runtest_logreport(report):  # the controller heard of the failure: the test lets the others go
+    import os
+    if report.when == "call" and report.failed and "PYTEST_XDIST_WORKER" not in os.environ:
+        open("failed.flag", "w").close()'''))
+    # Every model request waits until the controller has the failure (its call needs no model):
+    # the passing calls are in flight when -x strikes, however fast or slow the machine is.
+    openai_server.state.hold = threading.Event()
+    flag = project.path / "failed.flag"
+
+    def release() -> None:
+        deadline = time.monotonic() + 300
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        openai_server.state.hold.set()
+
+    releaser = threading.Thread(target=release, daemon=True)
+    releaser.start()
+    try:
+        result = project.runpytest_subprocess(*RUN, "--callm-attempts=20", "--callm-concurrency=4",
+                                              "--callm-out=run", "-n", "2", "-x")
+    finally:
+        openai_server.state.hold.set()
+        releaser.join()
+    assert flag.exists()
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 1
     # At most the items each worker keeps when the rest is taken back (see DeepQueues): 3 and 3.
