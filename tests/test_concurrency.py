@@ -271,9 +271,15 @@ def pytest_collection_modifyitems(config, items):
     items[:] = passing[:2] + failing + passing[2:]
 
 
+CONTROLLER = []
+
+
+def pytest_configure(config):
+    CONTROLLER.append(not hasattr(config, "workerinput"))
+
+
 def pytest_runtest_logreport(report):  # the controller heard of the failure: the test lets the others go
-    import os
-    if report.when == "call" and report.failed and "PYTEST_XDIST_WORKER" not in os.environ:
+    if report.when == "call" and report.failed and CONTROLLER[0]:
         open("failed.flag", "w").close()'''))
     # Every model request waits until the controller has the failure (its call needs no model):
     # the passing calls are in flight when -x strikes, however fast or slow the machine is.

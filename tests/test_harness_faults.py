@@ -297,3 +297,24 @@ def test_threads_never_import_project_modules(pytester, openai_server, how):
     assert any("-main-" in f.name for f in files) and any("-gw" in f.name for f in files) == ("-n" in how), files
     off_main = [entry for f in files for entry in json.loads(f.read_text())]
     assert off_main == [], off_main
+
+
+def test_an_exception_is_ours_when_our_code_raised_it_and_yours_when_yours_did():
+    """Ours (rerun, the harness's fault): raised in pytest_callm, or in the standard library called
+    from it. Yours (that attempt's own error): raised in a caller, line or hook of your own."""
+    from pytest_callm.model.output import parse_arguments
+    from pytest_callm.runs.runtime import raised_by_us
+
+    def caught(fn):
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001
+            return e
+        raise AssertionError("did not raise")
+
+    assert raised_by_us(caught(lambda: parse_arguments(None)))  # TypeError inside pytest_callm
+    from pytest_callm.model.redact import public_url
+
+    assert raised_by_us(caught(lambda: public_url(12345)))  # urllib raised, called from pytest_callm
+    assert not raised_by_us(caught(lambda: json.loads("{")))  # json raised, called from this file
+    assert not raised_by_us(caught(lambda: 1 / 0))  # this test file: someone else's code

@@ -188,7 +188,7 @@ def test_an_attempt_that_fails_its_rerun_too_is_counted_but_never_scored(model_p
     result.assert_outcomes(passed=4, failed=1)
     text = result.stdout.str()
     assert "C2-E2 attempt 1: InfrastructureError" in text
-    assert "the call failed 2 times on the model's side, and is not scored" in text
+    assert "the call failed 2 times on the harness's or the model server's side, and is not scored" in text
     assert "attempts not scored (in no denominator): 1 (infrastructure 1)" in text
     assert re.search(r"vet_clinic\s+│\s+1 │\s+4 │\s+4 │ 100\.0%", text)  # 4 scored attempts, all passed
 
@@ -258,7 +258,8 @@ def test_a_call_with_a_caller_of_your_own_is_not_rerun_after_an_infrastructure_f
     agent_server.script(*[{"status": 503}] * 5)
     result = model_project.runpytest("--callm-model=local", "-k", f"{TASK} and attempt-1")
     result.assert_outcomes(failed=1)
-    assert "the call failed 1 times on the model's side, and is not scored" in result.stdout.str()
+    assert "the call failed 1 times on the harness's or the model server's side, and is not scored" \
+        in result.stdout.str()
 
 
 # --- latency replay -------------------------------------------------------------------------------

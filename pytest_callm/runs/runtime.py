@@ -27,6 +27,7 @@ import asyncio
 import os
 import re
 import secrets
+import sysconfig
 import traceback
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +49,7 @@ from pytest_callm.model.config import ORACLE, POLICY, ModelConfig
 from pytest_callm.call.oracle import AnswerKeyError, OracleModel, ScriptedCaller
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
-from pytest_callm.toolserver.client import ToolClient, ToolServerError
+from pytest_callm.toolserver.client import ToolClient, ToolServerError, remember_token
 from pytest_callm.toolserver.process import ToolServer  # no FastAPI: that is the child's
 from pytest_callm.toolserver.calldb import TOKEN_ENV, scrub
 from pytest_callm.model import redact
@@ -68,6 +69,23 @@ class CallerUnavailable(Exception):
 
 class InfrastructureError(Exception):
     """The attempt could not be played for reasons outside the model's control: never scored."""
+
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # pytest_callm/
+_LIBRARIES = tuple({Path(sysconfig.get_paths()[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def raised_by_us(error: BaseException) -> bool:
+    """Whether the code that raised is ours: the innermost frame that is neither the standard library
+    nor an installed package (pytest_callm excepted) lies in pytest_callm. A caller, line or hook
+    of the user's own that raised is theirs."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        path = Path(frame.filename).resolve()
+        if path.is_relative_to(_PACKAGE):
+            return True
+        if not any(path.is_relative_to(lib) for lib in _LIBRARIES) and not frame.filename.startswith("<"):
+            return False  # the user's own file
+    return False
 
 
 def harness_fault(error: BaseException) -> str:
@@ -165,6 +183,7 @@ class Runtime:
         return ToolServer(packs, data_dir=keep_calls, token=token).start()
 
     async def _connect(self) -> ToolClient:
+        remember_token(self.tool_server_url, self.tool_server_token)  # for clients of this process's own making
         client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2), token=self.tool_server_token)
         await client.health()
         return client
@@ -254,8 +273,8 @@ class Runtime:
                 failures.append(str(e))
                 continue
             except Exception as e:  # the tool server, or a bug of ours: the harness's fault, never the model's
-                if not rerun and not isinstance(e, ToolServerError):
-                    raise  # a model or caller of the user's own raised: that attempt's own error
+                if not isinstance(e, ToolServerError) and (not rerun or not raised_by_us(e)):
+                    raise  # code of the user's own raised (a caller, a line, a hook's): that attempt's own error
                 failures.append(harness_fault(e))
                 continue
             finally:

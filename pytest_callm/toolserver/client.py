@@ -25,6 +25,15 @@ if TYPE_CHECKING:
     import aiohttp
 
 
+_TOKENS: dict[str, str] = {}  # base URL -> token, of the servers this process started or was given
+
+
+def remember_token(base_url: str, token: str | None) -> None:
+    """A client made later in this process for `base_url` (a test's own, in its own loop) sends `token`."""
+    if token:
+        _TOKENS[base_url.rstrip("/")] = token
+
+
 class ToolServerError(Exception):
     """The tool server could not answer: an infrastructure error, never a model failure."""
 
@@ -55,6 +64,8 @@ class ToolClient:
         self._dropped = aiohttp.ClientConnectionError  # ServerDisconnectedError, resets, refused connections
         self._connections = connections
         self.base_url = base_url.rstrip("/")
+        token = token or _TOKENS.get(self.base_url)
+        self.token = token
         self._token = {TOKEN_HEADER: token} if token else {}  # a server started with a token wants it
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._http: aiohttp.ClientSession | None = None
