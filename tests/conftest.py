@@ -131,3 +131,13 @@ def play(vet_pack, tool_server):
         return asyncio.run(go())
 
     return play_
+
+
+@pytest.fixture(scope="module")
+def auditor():
+    """The blind audits' player (tests/agent_audit.py): one scripted model server and runtime per file."""
+    from agent_audit import Auditor
+
+    player = Auditor()
+    yield player
+    player.close()

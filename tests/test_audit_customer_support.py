@@ -8,7 +8,7 @@ the other way fails here: that is the finding, not something to tune away.
 
 import pytest
 
-from agent_audit import Auditor, Case, check
+from agent_audit import Case, check
 
 CS = "customer_support"
 
@@ -259,13 +259,6 @@ CASES = [
          edit={"calls": [{"insert": 5, "call": call("quote_price_match", order_number="KE-100850", sku="SKU-1021",
                                                      competitor="ZapDeals", competitor_price="259.99")}]}),
 ]
-
-
-@pytest.fixture(scope="module")
-def auditor():
-    a = Auditor()
-    yield a
-    a.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

@@ -7,7 +7,7 @@ from the prompts, tools.json and the tasks only (issue 27, section 6).
 """
 
 import pytest
-from agent_audit import Auditor, Case, check
+from agent_audit import Case, check
 
 
 def call(name, **parameters):
@@ -390,13 +390,6 @@ SPEECH_ONLY = {
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=SPEECH_ONLY[c.id])) if c.id in SPEECH_ONLY else c
          for c in WRONG + RIGHT]
 assert len(SPEECH_ONLY) == sum(c.id in SPEECH_ONLY for c in WRONG + RIGHT)
-
-
-@pytest.fixture(scope="module")
-def auditor():
-    a = Auditor()
-    yield a
-    a.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

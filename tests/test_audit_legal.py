@@ -8,7 +8,7 @@ fails, and that failure is the finding.
 """
 
 import pytest
-from agent_audit import Auditor, Case, check
+from agent_audit import Case, check
 
 
 def msg(recipient, phone, text, urgent=False):
@@ -351,13 +351,6 @@ UNSCORABLE = {
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=UNSCORABLE[c.id])) if c.id in UNSCORABLE else c
          for c in WRONG + RIGHT]
-
-
-@pytest.fixture(scope="module")
-def auditor():
-    a = Auditor()
-    yield a
-    a.close()
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)

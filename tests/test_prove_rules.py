@@ -167,3 +167,22 @@ def test_a_failed_try_is_forgiven_only_when_the_caller_was_heard_saying_it(heard
     run = prove_run([tasks], [industries])
     [proof] = run.tasks
     assert proof.traps == [{"id": "misheard", "failed": [] if passes else ["database"], "ok": True}], proof.problems
+
+
+def test_an_order_a_rule_states_that_is_not_compared_lets_its_violation_pass(tmp_path):
+    # Legal: a fact taken before every named party is checked is on the record in the conflict checks'
+    # `facts_before` (recorded at the act). Not compared, the rule's adversary and the declared trap pass.
+    from conftest import REPO
+
+    industries = tmp_path / "industries"
+    shutil.copytree(REPO / "industries" / "legal", industries / "legal", ignore=shutil.ignore_patterns("__pycache__"))
+    meta = json.loads((industries / "legal" / "pack.json").read_text())
+    checks = meta["compared_tables"]["conflict_checks"]
+    checks["exclude_columns"].append("facts_before")
+    checks.pop("order_columns")
+    (industries / "legal" / "pack.json").write_text(json.dumps(meta))
+    shutil.copytree(REPO / "tasks" / "legal" / "C2-H1", tmp_path / "tasks" / "legal" / "C2-H1")
+    [proof] = prove_run([tmp_path / "tasks"], [industries]).tasks
+    assert any(p.startswith("rule check-every-named-party") and "must fail database, but passes" in p
+               for p in proof.problems), proof.problems
+    assert any(p.startswith("trap facts-between-checks") and "the wrong answer passes" in p for p in proof.problems)

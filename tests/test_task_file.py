@@ -248,10 +248,10 @@ def test_a_required_tool_cannot_also_be_forbidden(tmp_path, vet_pack):
 
 def test_db_state_naming_a_table_that_is_not_compared_is_rejected(tmp_path, vet_pack):
     data = example("C2-M1")
-    data["exp_db_state"]["owners"] = []
+    data["exp_db_state"]["pets"] = []
     err = pack_error(tmp_path, data, vet_pack)
     assert len(err.problems) == 1
-    assert err.problems[0].startswith("$.exp_db_state.owners: not a compared table of pack 'vet_clinic'")
+    assert err.problems[0].startswith("$.exp_db_state.pets: not a compared table of pack 'vet_clinic'")
 
 
 def test_db_state_missing_a_compared_table_is_rejected(tmp_path, vet_pack):

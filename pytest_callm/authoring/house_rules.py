@@ -42,17 +42,15 @@ with an optional `label` saying what the wrong agent did.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sqlite3
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_callm.task.pack import Pack
+from pytest_callm.task.pack import Pack, import_pack_file
 from pytest_callm.task.task_file import ExpectedCall, Task
 
 RULES_FILE = "rules.json"
@@ -294,12 +292,8 @@ def _import_adversaries(pack: Pack, problems: list[str]) -> Adversaries:
     path = pack.root / ADVERSARIES_FILE
     if not path.is_file():
         return Adversaries()
-    module_name = f"callm_pack_{pack.name}_adversaries"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        module = import_pack_file(pack.root, pack.name, ADVERSARIES_FILE)
     except Exception as e:  # a pack's own bug: named, never a crash of prove
         problems.append(f"{pack.name}/{ADVERSARIES_FILE} failed to import: {type(e).__name__}: {e}")
         return Adversaries()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.house_rules import HouseRules, Rule
+from pytest_callm.authoring.trap_tables import marked
 from pytest_callm.task.task_file import Task
 
 BEGIN = "<!-- callm prove --write-tables: rules begin -->"
@@ -72,11 +73,7 @@ def declared_part(line: str) -> str:
 
 
 def current(readme: Path) -> str | None:
-    text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        return None
-    start = text.index(BEGIN)
-    return text[start:text.index(END, start) + len(END)]
+    return marked(readme, BEGIN, END)
 
 
 def write(readme: Path, rules: HouseRules, tasks: Iterable[Task], tallies: dict[str, Any] | None = None) -> bool:

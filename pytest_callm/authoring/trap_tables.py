@@ -67,13 +67,18 @@ def render(tasks: Iterable[Task]) -> str:
     return "\n".join(lines)
 
 
-def current(readme: Path) -> str | None:
-    """The marked section of `readme` as it stands, or None when it has none."""
+def marked(readme: Path, begin: str, end: str) -> str | None:
+    """The section of `readme` between two marker lines, markers included, or None when it has none."""
     text = readme.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
+    if begin not in text or end not in text:
         return None
-    start = text.index(BEGIN)
-    return text[start:text.index(END, start) + len(END)]
+    start = text.index(begin)
+    return text[start:text.index(end, start) + len(end)]
+
+
+def current(readme: Path) -> str | None:
+    """The marked trap table of `readme` as it stands, or None when it has none."""
+    return marked(readme, BEGIN, END)
 
 
 def write(readme: Path, tasks: Iterable[Task]) -> bool:

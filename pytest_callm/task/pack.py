@@ -324,17 +324,25 @@ def _read_json(path: Path, problems: list[str], shape: str) -> Any:
     return data
 
 
+def import_pack_file(pack_dir: Path, name: str, filename: str) -> Any:
+    """Import a pack's Python file (`tools.py`, `adversaries.py`) under a name of its own folder, so
+    two copies of a pack never share a module. Raises what the file raises."""
+    stem = Path(filename).stem
+    module_name = f"callm_pack_{name}_{stem}_{hashlib.sha1(str(pack_dir.resolve()).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(module_name, pack_dir / filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistry:
     path = pack_dir / "tools.py"
     if not path.is_file():
         problems.append("tools.py is missing")
         return ToolRegistry()
-    module_name = f"callm_pack_{name}_{hashlib.sha1(str(pack_dir.resolve()).encode()).hexdigest()[:12]}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        module = import_pack_file(pack_dir, name, "tools.py")
     except Exception as e:  # a pack bug: report it as a pack problem, not a deep traceback
         problems.append(f"tools.py failed to import: {type(e).__name__}: {e}")
         return ToolRegistry()
