@@ -12,15 +12,17 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 (README: "Fixtures").
 """
 
-# callm-2026.12.1: the verifier of "every verdict earned" (post-nominals, abbreviations, contact and
-# medication names, routes and either-calls); callm-2026.12's verdicts are not comparable with it.
+# callm-2026.12.2: the verifier of "rules, not traps": every identity try and every look at a record
+# kept and compared (a failed try forgiven only when the caller was heard saying it), free text read
+# for what a rule forbids, generated row ids never compared, names with accents or as "Last, First".
+# callm-2026.12.1's verdicts are not comparable with it.
 RELEASE = {
-    "name": "callm-2026.12.1",
+    "name": "callm-2026.12.2",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
-    # scoring/verify.py, scoring/verdict.py, normalize.py, scoring/metrics.py, scoring/stats.py
-    "verifier_sha256": "781930d51e64fd7d617dcc5dffc07615ffc484d99cd3c99915545a9b8744f833",
+    # scoring/verify.py, verdict.py, heard.py, free_text.py, metrics.py, stats.py and normalize.py
+    "verifier_sha256": "cabb20eb9840ff55579c0017ca44960763cc6a6ec82e47271bb1f95f9d325eb3",
     "attempts": 5,
 }
 
