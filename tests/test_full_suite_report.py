@@ -17,7 +17,6 @@ from pytest_callm.report.report_html import write_html_report
 from test_report_html import browse, chromium  # noqa: F401  (the fixture, and how the tests run Chromium)
 
 PAGE_LIMIT = 1_500_000  # bytes of report.html
-OPEN_LIMIT_S = 2.0  # Chromium's time on the page, beyond its time on a tiny one
 # Bytes the whole run directory grows by per passing attempt: 9.8 KB when it was set, 10.0 KB once the
 # keys kept what a front desk records (verifications, the screening log, 911 advice).
 ATTEMPT_LIMIT = 11_000
@@ -90,15 +89,12 @@ def _open_time(chromium: str, page: Path, profile: Path) -> float:
     return spent
 
 
-def test_the_page_opens_in_headless_chromium_in_under_2_s(suite_run, chromium, tmp_path, request):
-    """The time Chromium spends on report.html beyond what it spends on a tiny page: its own start-up
-    and exit cancel out, what is left is loading, laying out and painting the page. The best of two
-    tries of each, so that a busy machine's hiccup does not count as the page's."""
+def test_the_page_opens_and_paints_in_headless_chromium(suite_run, chromium, tmp_path, request):
+    """The whole suite's page loads, lays out and paints into a screenshot (`_open_time` checks the
+    picture). How long it takes beyond a tiny page is kept as a property of this test and measured by
+    `benchmarks/report_open.py`; a loaded machine is no measure of a page, so no test bounds it."""
     tiny = tmp_path / "tiny.html"
     tiny.write_text("<!doctype html><html><head><title>tiny</title></head><body><p>tiny</p></body></html>")
-    times = {}
-    for name, page in (("tiny", tiny), ("report", suite_run / "report.html")):
-        times[name] = min(_open_time(chromium, page, tmp_path / f"{name}-{n}") for n in range(2))
-    extra = times["report"] - times["tiny"]
-    request.node.user_properties.append(("report_open_extra_s", round(extra, 3)))
-    assert extra < OPEN_LIMIT_S, times
+    times = {name: _open_time(chromium, page, tmp_path / name)
+             for name, page in (("tiny", tiny), ("report", suite_run / "report.html"))}
+    request.node.user_properties.append(("report_open_extra_s", round(times["report"] - times["tiny"], 3)))
