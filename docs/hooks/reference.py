@@ -23,11 +23,14 @@ import contextlib
 import io
 import logging
 import re
+import sys
 from pathlib import Path
 
 log = logging.getLogger("mkdocs.hooks.callm")
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # render this checkout's code, whichever copy of the package is installed
+    sys.path.insert(0, str(ROOT))
 MARKER = re.compile(r"^<!-- callm: ([a-z-]+) -->$", re.M)
 LONG_MODULE = 500  # lines; a module longer than this is named on the architecture page with its reason
 
@@ -163,7 +166,7 @@ def pytest_options() -> str:
     parser = config._parser
     group = next(g for g in parser._groups if g.name == "callm")
     inis = parser._inidict
-    out = ["| option | ini key | ini type | meaning |", "|---|---|---|---|"]
+    out = ["| option, and its ini key | meaning |", "|---|---|"]
     for option in group.options:
         attrs = option.attrs()
         dest = attrs["dest"]
@@ -171,14 +174,16 @@ def pytest_options() -> str:
         if attrs.get("action") not in ("store_true", "store_false", "count"):
             names += "=" + dest.removeprefix("callm_").upper()
         ini = inis.get(dest)
-        ini_key, ini_type = (f"`{dest}`", ini[1] or "string") if ini else ("", "")
+        ini_key = ""
+        if ini:  # a string unless registered otherwise: a bool for a flag, paths for a list of folders
+            ini_key = f"<br>`{dest}`" + (f" ({ini[1]})" if ini[1] not in (None, "string") else "")
         repeat = " (repeatable)" if attrs.get("action") == "append" and "repeatable" not in attrs["help"] else ""
-        out.append(f"| `{cell(names)}` | {ini_key} | {ini_type} | {cell(attrs['help'])}{repeat} |")
+        out.append(f"| `{cell(names)}`{ini_key} | {cell(attrs['help'])}{repeat} |")
     extra = sorted(set(inis) - {o.attrs()["dest"] for o in group.options})
     callm_only = [k for k in extra if k.startswith("callm_")]
     if callm_only:
-        out += ["", "ini keys with no option:", "", "| ini key | ini type | meaning |", "|---|---|---|"]
-        out += [f"| `{k}` | {inis[k][1] or 'string'} | {cell(inis[k][0])} |" for k in callm_only]
+        out += ["", "ini keys with no option:", "", "| ini key | meaning |", "|---|---|"]
+        out += [f"| `{k}` ({inis[k][1] or 'string'}) | {cell(inis[k][0])} |" for k in callm_only]
     return "\n".join(out) + "\n"
 
 
