@@ -116,6 +116,14 @@ def test_the_readme_names_every_callm_command():
     assert listed == list(commands)
 
 
+def test_the_callm_modules_docstring_names_every_command():
+    from pytest_callm import cli
+
+    listed = re.findall(r"^    callm ([\w-]+)", cli.__doc__, re.M)
+    _, commands = hook_module().command_parsers()
+    assert sorted(listed) == sorted(commands)
+
+
 def test_the_readme_is_a_front_door():
     lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 300

@@ -11,7 +11,7 @@ import pytest
 
 # The paper's caller is a fixed, stronger and slower model that is never ranked. GPT-5 at its default
 # (medium) reasoning effort is strong, and takes seconds to its first token: outside the conversational
-# category, so never a model under test. One fixed caller keeps rows comparable; named in the README.
+# category, so never a model under test. One fixed caller keeps rows comparable; docs/caller-and-line.md says why.
 DEFAULT_CALLER_MODEL = "gpt-5"
 
 # Calls in flight in a run, unless --callm-concurrency says otherwise: shared among the processes
