@@ -93,7 +93,7 @@ def command_parsers() -> tuple[argparse.ArgumentParser, dict[str, tuple[str, arg
     one-line help, the parser that reads its arguments, and whether `callm` parses it itself."""
     top = parser_of([])
     subs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
-    helps = {choice.dest: choice.help or "" for choice in subs._choices_actions}
+    helps = {choice.dest: (choice.help or "").replace(" (see its --help)", "") for choice in subs._choices_actions}
     commands = {}
     for name, own in subs.choices.items():
         real = parser_of([name])  # the top-level parser again when `callm` parses the command itself
