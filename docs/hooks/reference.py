@@ -57,7 +57,7 @@ def cell(text: str) -> str:
 
 # --- the `callm` commands ---------------------------------------------------------------------------
 
-class _Parser(Exception):
+class _Parser(BaseException):  # not an Exception: no `except Exception` in a command swallows it
     def __init__(self, parser: argparse.ArgumentParser):
         self.parser = parser
 
