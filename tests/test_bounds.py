@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 
 import pytest
 
@@ -35,9 +34,7 @@ def env():
 
 def test_ten_thousand_tool_calls_in_one_reply_run_sixteen_and_the_rest_are_refused(env):
     episode, step = env.reset("vet_clinic/C2-E1")
-    began = time.perf_counter()
     step = env.step(episode, {"role": "assistant", "content": None, "tool_calls": _calls(10_000)})
-    took = time.perf_counter() - began
     trajectory = env.trajectory(episode)
     assert [c.status for c in trajectory.tool_calls] == ["ok"] * 16 + ["too_many_tool_calls"]
     assert trajectory.cuts == ["request 1: 10,000 tool calls requested, 16 run; the rest refused as the model's "
@@ -46,7 +43,6 @@ def test_ten_thousand_tool_calls_in_one_reply_run_sixteen_and_the_rest_are_refus
     new = step.observation.new_messages
     assert [m["role"] for m in new] == ["tool"] * 17 and "too_many_tool_calls" in new[-1]["content"]
     assert not step.done  # a reply past the bound does not end the call
-    assert took < 10, took  # 10,000 calls ran in 29.5 s before the bound
     assert len(json.dumps(trajectory.to_json())) < 100_000
 
 

@@ -43,14 +43,16 @@ def ask(server, *steps, request=REQUEST, retry=FAST, key=None, **config):
 def test_time_to_first_token_includes_the_servers_delay(openai_server):
     reply = ask(openai_server, {"text": "Hello there.", "delay_ms": 150})
     assert reply.text == "Hello there."
-    assert 150 <= reply.ttft_ms < 400  # the bound is loose for busy machines; see benchmarks/ttft_accuracy.py
+    assert reply.ttft_ms >= 150  # how close it comes is benchmarks/ttft_accuracy.py's figure, not a test's
 
 
 def test_a_reply_that_takes_its_total_time_still_times_only_the_first_token(openai_server):
     started = time.perf_counter()
     reply = ask(openai_server, {"text": "Hello there.", "delay_ms": 50, "total_ms": 400})
-    assert time.perf_counter() - started >= 0.4  # the finish chunk waited for the total
-    assert 50 <= reply.ttft_ms < 300 and reply.text == "Hello there."
+    took_ms = (time.perf_counter() - started) * 1000
+    assert took_ms >= 400  # the finish chunk waited for the total
+    # The first token came 350 ms of the server's own waiting before the finish, however busy the machine.
+    assert 50 <= reply.ttft_ms < took_ms - 300 and reply.text == "Hello there."
 
 
 def test_reasoning_is_kept_apart_and_the_first_token_is_the_first_spoken_one(openai_server):
@@ -221,24 +223,21 @@ def test_quirks_are_off_by_default(openai_server):
 
 # --- the overall deadline ---------------------------------------------------------------------------
 
-DEADLINE = RetryPolicy(tries=2, backoff_s=0.01, timeout_s=1.0, deadline_s=0.5)
+# Long enough for a normal reply on a busy machine; a stream that never finishes ends at it.
+DEADLINE = RetryPolicy(tries=2, backoff_s=0.01, timeout_s=3.0, deadline_s=2.0)
 
 
 @pytest.mark.parametrize("step", [{"keepalive_s": 30}, {"endless": True}], ids=["kept-alive", "endless"])
 def test_a_stream_that_never_finishes_ends_at_the_deadline_and_is_retried(openai_server, step):
-    started = time.monotonic()
     reply = ask(openai_server, step, {"text": "Done."}, retry=DEADLINE)  # the retry gets a normal reply
-    assert time.monotonic() - started < 5
-    assert reply.text == "Done."
-    assert len(reply.notes) == 1 and "DeadlinePassed: no complete reply within the request deadline of 0.5 s" \
+    assert reply.text == "Done."  # the first stream (30 s of keep-alives, or endless) was cut, not waited out
+    assert len(reply.notes) == 1 and "DeadlinePassed: no complete reply within the request deadline of 2 s" \
         in reply.notes[0]
 
 
 def test_a_stream_past_its_deadline_on_every_try_is_an_infrastructure_error(openai_server):
-    started = time.monotonic()
     with pytest.raises(ModelCallError, match="2 tries failed; last: DeadlinePassed"):
         ask(openai_server, {"keepalive_s": 30}, {"endless": True}, retry=DEADLINE)
-    assert time.monotonic() - started < 5
 
 
 # --- microthinking: one marked sentence of reasoning before every reply, never spoken ----------------

@@ -7,7 +7,6 @@ test is one warning, not one per worker; the default caller is never a model a u
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
 
@@ -22,16 +21,13 @@ SAME_MODEL = "THE CALLER IS THE MODEL UNDER TEST"
 
 def test_a_missing_key_under_xdist_fails_before_any_worker_starts(model_project, agent_server, monkeypatch):
     monkeypatch.delenv(KEY)
-    started = time.monotonic()
     result = model_project.runpytest_subprocess("--callm-model=local", "-n", "4")
-    elapsed = time.monotonic() - started
     text = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     message = f"--callm-model=local reads its API key from ${KEY}, which is not set"
     assert text.count(message) == 1, text
     assert "created:" not in text and "[gw" not in text and "worker" not in text, text  # no worker was started
     assert agent_server.log == []
-    assert elapsed < 20, elapsed  # a bare interpreter start plus the plugin: seconds, not a worker pool
 
 
 def test_a_missing_caller_key_under_xdist_fails_before_any_worker_starts(model_project, agent_server):
