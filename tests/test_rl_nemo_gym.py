@@ -334,3 +334,22 @@ def test_aggregate_metrics_answers_as_nemo_gyms_contract_says(http):
     empty = http.post("/aggregate_metrics", json={"verify_responses": []}).json()
     assert empty == {"group_level_metrics": [], "agent_metrics": {}, "key_metrics": {}}
     assert http.post("/aggregate_metrics", json={}).status_code == 422
+
+
+def test_serving_calls_with_the_offline_caller_never_imports_openai():
+    """NeMo Gym's venv holds openai 2.7.2 and our model client needs 3.x (tests/nemo_gym/make_venv.sh
+    installs this package without it): the resources server must not reach the client. A caller
+    played by a model does need it, so it needs a venv of ours, not NeMo Gym's (docs/rl.md)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pytest_callm.rl.environment import CallEnvironment\n"
+            "import pytest_callm.rl.nemo_gym_server\n"
+            f"with CallEnvironment([{str(TASK_PATH)!r}], root={str(REPO)!r}, industries=[{str(INDUSTRIES)!r}]) as env:\n"
+            f"    episode, step = env.reset({TASK!r}, 1)\n"
+            "    step = env.step(episode, {'role': 'assistant', 'content': 'Could you spell that?'})\n"
+            "    assert step.observation.new_messages, step\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -134,6 +134,7 @@ class NemoGymRoutes:
         app.add_route("/verify", self.verify, methods=["POST"])
         app.add_route("/close", self.close, methods=["POST"])
         app.add_route("/aggregate_metrics", self.aggregate_metrics, methods=["POST"])
+        app.add_route("/", self.liveness, methods=["GET"])  # NeMo Gym's servers answer it; its tools poll it
         app.add_route("/{tool_name}", self.tool, methods=["POST"])
 
     # --- plumbing ------------------------------------------------------------------------------
@@ -309,6 +310,9 @@ class NemoGymRoutes:
             await self._on_env(env, env.aclose_episode(session.episode_id))
         return _json(200, CloseResponse(success=True, message=f"session {session.sid} closed"))
 
+    async def liveness(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
     async def aggregate_metrics(self, request: Request) -> JSONResponse:
         body = await self._body(request, AggregateMetricsRequest)
         if isinstance(body, JSONResponse):
@@ -383,7 +387,9 @@ def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) ->
     return rows
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:
+    """Serve until stdin closes (as a `ToolServer` child), or until stopped (`watch_stdin=False`, as
+    NeMo Gym's `ng_run` starts a server: `examples/nemo_gym/resources_servers/callm/app.py`)."""
     parser = server_arguments("the pytest-callm tool server with NeMo Gym resources-server routes")
     parser.add_argument("--task", action="append", type=Path,
                         help="task file or folder to serve (repeatable; default: tasks/ here)")
@@ -401,7 +407,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         serve(args.pack, args.port, announce=ready, data_dir=args.data_dir, mounts=[routes],
-              max_live_calls=args.max_live_calls, token=token)
+              max_live_calls=args.max_live_calls, token=token, watch_stdin=watch_stdin)
     finally:
         routes.shutdown()
 
