@@ -200,6 +200,14 @@ def test_dataset_rows_hold_the_first_observation_of_their_task_and_seed(server, 
     assert rows[0] == rows[1]  # the offline caller: the same first observation at every seeding
     assert rows[0]["responses_create_params"] == seeded(http)["responses_create_params"]
     http.post("/close")
+    # One format: `callm export`'s row of the task for that seed, plus the seed and the first request.
+    from pytest_callm.rl.dataset import dataset_row
+    from pytest_callm.task.task_file import load_task
+
+    _, task, pack = load_task(TASK_PATH, PackRegistry([INDUSTRIES]))
+    exported = json.loads(json.dumps(dataset_row(task, pack, [1])))
+    assert {k: v for k, v in rows[0].items() if k not in ("seed", "responses_create_params")} == exported
+    assert rows[0]["tools"][0]["type"] == "function" and "parameters" in rows[0]["tools"][0]["function"]
     with pytest.raises(ValueError, match="legal/NOPE"):
         dataset_rows(server.url, ["legal/NOPE"])
 

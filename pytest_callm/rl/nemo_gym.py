@@ -70,6 +70,7 @@ class SeedSessionResponse(BaseModel):
     agent_tools: list[str]  # the tools it owns; `responses_create_params.tools` offers every agent's
     responses_create_params: ResponsesCreateParams
     call_over: bool = False  # the caller hung up before the policy was asked anything
+    row: dict[str, Any]  # this session's dataset row (`dataset_rows`): `callm export`'s, plus seed and the params above
 
 
 class Handoff(BaseModel):

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_callm.call.episode import CallLimits, Observation
 from pytest_callm.model.config import ModelConfig
+from pytest_callm.rl.dataset import dataset_row
 from pytest_callm.rl.environment import CallEnvironment, StepResult
 from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOKIE, SESSION_HEADER, TASK_INDEX,
                                       RESERVED_NAMES, AggregateMetrics, AggregateMetricsRequest, CloseResponse,
@@ -224,9 +225,12 @@ class NemoGymRoutes:
         params = ResponsesCreateParams(input=[{"type": "message", "role": "system", "content": obs.system_prompt},
                                               *input_items(obs.messages)], tools=pack_tools(pack))
         call_id = (result.info["trajectory"] if result.done else env.trajectory(episode_id)).call_id
+        task, _ = env.task(body.task)
         response = _json(200, SeedSessionResponse(
             session_id=sid, call_id=call_id, task=body.task, seed=body.seed, agent=obs.agent,
-            agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done))
+            agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done,
+            row={**dataset_row(task, pack, [body.seed]), "seed": body.seed,
+                 "responses_create_params": params.model_dump(mode="json")}))
         return _keep(response, sid)
 
     async def tool(self, request: Request) -> JSONResponse:
@@ -368,10 +372,11 @@ def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line
 
 
 def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) -> list[dict[str, Any]]:
-    """NeMo Gym dataset rows (`task`, `seed`, `responses_create_params`) for the server at `url`: each
-    the first observation of a session seeded and closed. NeMo Gym's simple agent sends a row's own
-    `responses_create_params`, not the seed response's; that is the same observation when the first
-    caller turn is fixed by task and seed (the offline caller), not with a caller played by a model."""
+    """NeMo Gym dataset rows for the server at `url`, one per task and seed: `callm export`'s row
+    (`dataset.py`) for that seed, with `seed` and `responses_create_params`, the first observation of a
+    session seeded and closed. NeMo Gym's simple agent sends a row's own `responses_create_params`, not
+    the seed response's; that is the same observation when the first caller turn is fixed by task and
+    seed (the offline caller), not with a caller played by a model."""
     import httpx  # a client's need, not the server's
 
     rows = []
@@ -383,7 +388,7 @@ def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) ->
                     raise ValueError(f"{task} seed {seed}: {seeded.json().get('message', seeded.text)}")
                 body = seeded.json()
                 http.post("/close", headers={SESSION_HEADER: body["session_id"]})
-                rows.append({"task": task, "seed": seed, "responses_create_params": body["responses_create_params"]})
+                rows.append(body["row"])
     return rows
 
 
