@@ -85,6 +85,9 @@ def test_a_policy_following_the_answer_key_earns_1_through_its_handoffs(env, ser
     assert last.gates == {"tools": True, "handoff": True, "database": True}
     assert last.end_reason == "agent_end_call"
     assert (state.task, state.seed, state.done, state.step_count) == (TASK, 1, True, len(seen) - 1)
+    matched = [o.progress["matched_calls"] for o in seen]  # the per-step signals come over the wire
+    assert matched == sorted(matched) and matched[-1] == last.progress["expected_calls"] > matched[0] == 0
+    assert last.progress["failed_gates"] == []
     # A handoff is the new agent's prompt and tools in the next observation, the history kept.
     assert [(o.handoff_from, o.agent) for o in seen if o.handoff_from] == [("reception", "screening"),
                                                                           ("screening", "intake")]

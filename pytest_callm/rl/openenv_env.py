@@ -120,6 +120,8 @@ class CallObservation(Observation):
     new_messages: list[dict[str, Any]] = Field(default_factory=list)
     handoff_from: str | None = None
     exchange: int = 0
+    # the environment's per-step signals (`environment.progress`), never the reward; None after a failure
+    progress: dict[str, Any] | None = None
     # set when done:
     passed: bool | None = None
     gates: dict[str, bool] = Field(default_factory=dict)
@@ -252,7 +254,7 @@ def observation_of(result: StepResult, task: str, seed: int) -> CallObservation:
     fields: dict[str, Any] = dict(
         task=task, seed=seed, agent=obs.agent, system_prompt=obs.system_prompt, tools=obs.tools,
         messages=obs.messages, new_messages=obs.new_messages, handoff_from=obs.handoff_from,
-        exchange=obs.exchange, done=result.done, reward=result.reward)
+        exchange=obs.exchange, done=result.done, reward=result.reward, progress=result.info.get("progress"))
     if result.done:
         fields.update(passed=info.get("passed"), gates=info.get("gates") or {}, route=info.get("route"),
                       explanation=info.get("explanation") or "", end_reason=info.get("end_reason"),
