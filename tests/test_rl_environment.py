@@ -15,6 +15,7 @@ from pytest_callm.model.client import RetryPolicy
 from pytest_callm.rl.environment import NOTHING_MORE, CallEnvironment, OpeningCaller, gather_on, play_policy
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.scoring.verdict import score
+from pytest_callm.scoring.verify import check_tools
 
 from conftest import REPO
 
@@ -54,6 +55,10 @@ def test_every_locked_task_played_by_its_answer_key_earns_reward_1_and_one_wrong
     for r in played:  # the failing gate, and why, are in the info
         failing = [g for g, ok in r.info["gates"].items() if not ok]
         assert failing and all(f"[{g}]" in r.info["explanation"] for g in failing)
+    # The progress signal's count, kept step by step, is the tools gate's own on the whole call.
+    for n, r in zip(names * 2, right + played):
+        calls = check_tools(*env.task(n), r.info["trajectory"]).details["calls"]
+        assert r.info["progress"]["matched_calls"] == sum(c["matched"] is not None for c in calls), n
 
 
 def test_the_reward_is_the_benchmarks_verdict_on_the_saved_episode(env, tmp_path):

@@ -43,7 +43,7 @@ from pytest_callm.model.config import POLICY, ModelConfig
 from pytest_callm.model.protocol import ModelInfrastructureError, ModelReply
 from pytest_callm.runs.runtime import Runtime, make_call_id
 from pytest_callm.scoring.verdict import score
-from pytest_callm.scoring.verify import Verdict, check_tools
+from pytest_callm.scoring.verify import Verdict, _fits, check_tools
 from pytest_callm.task.pack import Pack, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, load_task
 from pytest_callm.toolserver.client import ToolServerBusy, ToolServerError
@@ -89,19 +89,53 @@ def reward_info(verdict: Verdict) -> dict[str, Any]:
             "explanation": verdict.explain(), "verdict": verdict.to_json()}
 
 
-def progress(task: Task, pack: Pack, trajectory: Trajectory, verdict: Verdict | None = None) -> dict[str, Any]:
+def progress(task: Task, pack: Pack, trajectory: Trajectory, verdict: Verdict | None = None,
+             matched: int | None = None) -> dict[str, Any]:
     """Signals for one step of an episode, from the trajectory so far: how many of the answer key's
-    expected calls it has matched (`matched_calls` of `expected_calls`, the tools gate's own matching
-    against the main key: a call that follows one of the task's other routes may match fewer), and
-    once `verdict` is given (the call ended) the gates it failed and its end reason. The reward is
-    the verdict alone: nothing here changes it."""
-    calls = check_tools(task, pack, trajectory).details["calls"]
-    out: dict[str, Any] = {"expected_calls": len(calls),
-                           "matched_calls": sum(c["matched"] is not None for c in calls)}
+    expected calls it has matched (`matched_calls` of `expected_calls`: the size of the tools gate's
+    matching against the main key, so a call that follows one of the task's other routes may match
+    fewer; `matched` when the caller already knows it, as `CallMatcher` does), and once `verdict` is
+    given (the call ended) the gates it failed and its end reason. The reward is the verdict alone:
+    nothing here changes it."""
+    if matched is None:
+        matched = sum(c["matched"] is not None for c in check_tools(task, pack, trajectory).details["calls"])
+    out: dict[str, Any] = {"expected_calls": len(task.exp_tool_calls), "matched_calls": matched}
     if verdict is not None:
         out["failed_gates"] = [gate for gate, ok in verdict.gates.items() if not ok]
         out["end_reason"] = trajectory.end_reason
     return out
+
+
+class CallMatcher:
+    """The matched count of `progress`, kept up to date as calls come: each executed call is checked
+    against each expected call once (the gate's own test, `_fits`), then a maximum matching is found
+    on those pairs. Its size is the tools gate's (the gate's matching is a maximum one too); checking
+    every pair again at every step cost 1.4 ms a step late in a call, as much as the rest of a step."""
+
+    def __init__(self, task: Task, pack: Pack):
+        self.task, self.pack = task, pack
+        self.fits: list[list[int]] = [[] for _ in task.exp_tool_calls]  # expected -> executed calls it fits
+        self.checked = 0
+
+    def matched(self, trajectory: Trajectory) -> int:
+        executed = [c for c in trajectory.tool_calls if not c.refused]
+        for j in range(self.checked, len(executed)):
+            for i, expected in enumerate(self.task.exp_tool_calls):
+                if _fits(expected, executed[j], self.pack):
+                    self.fits[i].append(j)
+        self.checked = len(executed)
+        owner: dict[int, int] = {}  # executed call -> expected call (augmenting paths)
+
+        def place(i: int, seen: set[int]) -> bool:
+            for j in self.fits[i]:
+                if j not in seen:
+                    seen.add(j)
+                    if j not in owner or place(owner[j], seen):
+                        owner[j] = i
+                        return True
+            return False
+
+        return sum(place(i, set()) for i in range(len(self.fits)))
 
 
 def shaped_score(passed: bool, signals: dict[str, Any]) -> float:
@@ -132,6 +166,10 @@ class Running:
     pack: Pack
     episode: Episode
     seed: int
+    matcher: CallMatcher = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.matcher = CallMatcher(self.task, self.pack)
 
 
 class CallEnvironment:
@@ -238,11 +276,13 @@ class CallEnvironment:
                                "busy": isinstance(e, ToolServerBusy)})
         trajectory = running.episode.trajectory
         if not observation.done:
-            return StepResult(observation, False, info={"progress": progress(running.task, running.pack, trajectory)})
+            matched = running.matcher.matched(trajectory)
+            return StepResult(observation, False,
+                              info={"progress": progress(running.task, running.pack, trajectory, matched=matched)})
         self._running.pop(episode_id, None)
         await self._forget(running)
         verdict = score(running.task, running.pack, trajectory)
-        signals = progress(running.task, running.pack, trajectory, verdict)
+        signals = progress(running.task, running.pack, trajectory, verdict, running.matcher.matched(trajectory))
         info = {**reward_info(verdict), "task": running.task.name, "seed": running.seed,
                 "end_reason": trajectory.end_reason, "trajectory": trajectory, "progress": signals}
         if self.shaped:
