@@ -221,11 +221,10 @@ class NemoGymRoutes:
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = Session(episode_id, body.task, body.seed, result, sid=sid)
         obs = result.observation
-        _, pack = env.task(body.task)
+        task, pack = env.task(body.task)
         params = ResponsesCreateParams(input=[{"type": "message", "role": "system", "content": obs.system_prompt},
                                               *input_items(obs.messages)], tools=pack_tools(pack))
         call_id = (result.info["trajectory"] if result.done else env.trajectory(episode_id)).call_id
-        task, _ = env.task(body.task)
         response = _json(200, SeedSessionResponse(
             session_id=sid, call_id=call_id, task=body.task, seed=body.seed, agent=obs.agent,
             agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done,
@@ -329,9 +328,9 @@ class NemoGymRoutes:
 
 def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetrics:
     """NeMo Gym's `/aggregate_metrics` over CALLM's verify responses: per dataset row (its
-    `_ng_task_index`) and over all, the mean reward (the benchmark's pass@1), each gate's pass rate, and pass^k (every
-    rollout of a row passed, as the benchmark's pass^k with k the row's rollouts). Responses without a
-    reward (NeMo Gym's failures) are not counted."""
+    `_ng_task_index`) and over all, the mean reward (the benchmark's pass@1), each gate's pass rate,
+    and pass^k (every rollout of a row passed, as the benchmark's pass^k with k the row's rollouts).
+    Responses without a reward (NeMo Gym's failures) are not counted."""
     scored = [v for v in verify_responses if isinstance(v.get("reward"), (int, float))]
     rows: dict[Any, list[dict[str, Any]]] = {}
     for v in scored:
@@ -346,7 +345,7 @@ def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetric
         return out
 
     groups = []
-    for index in sorted(rows, key=str):
+    for index in sorted(rows, key=lambda i: (0, i, "") if isinstance(i, (int, float)) else (1, 0, str(i))):
         group = rows[index]
         groups.append({TASK_INDEX: index, **({"task": group[0]["task"]} if "task" in group[0] else {}),
                        **summary(group), "pass^k": float(all(v["reward"] == 1.0 for v in group))})
