@@ -15,6 +15,7 @@ from pytest_callm.model.client import RetryPolicy
 from pytest_callm.rl.environment import NOTHING_MORE, CallEnvironment, OpeningCaller, gather_on, play_policy
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.scoring.verdict import score
+from pytest_callm.scoring.verify import check_tools
 
 from conftest import REPO
 
@@ -54,6 +55,10 @@ def test_every_locked_task_played_by_its_answer_key_earns_reward_1_and_one_wrong
     for r in played:  # the failing gate, and why, are in the info
         failing = [g for g, ok in r.info["gates"].items() if not ok]
         assert failing and all(f"[{g}]" in r.info["explanation"] for g in failing)
+    # The progress signal's count, kept step by step, is the tools gate's own on the whole call.
+    for n, r in zip(names * 2, right + played):
+        calls = check_tools(*env.task(n), r.info["trajectory"]).details["calls"]
+        assert r.info["progress"]["matched_calls"] == sum(c["matched"] is not None for c in calls), n
 
 
 def test_the_reward_is_the_benchmarks_verdict_on_the_saved_episode(env, tmp_path):
@@ -156,3 +161,31 @@ def openai_server_at_500():
     with ScriptedServer() as server:
         server.state.steps.extend({"status": 500} for _ in range(50))
         yield server.base_url
+
+
+def test_progress_counts_the_expected_calls_matched_so_far_and_shaped_credit_is_opt_in():
+    """Per-step signals for a trainer; the reward stays the verdict, and `shaped` is never the reward."""
+    from pytest_callm.rl.environment import shaped_score
+
+    task_file = REPO / "tasks" / HANDOFF_TASK / "task.json"
+    with CallEnvironment([task_file], root=REPO, line="clean", shaped=True) as shaped:
+        task, pack = shaped.task(HANDOFF_TASK)
+        policy = ScriptedModel(plan_answer_key(task, pack))
+        episode, step = shaped.reset(HANDOFF_TASK, 1)
+        matched = [step.info["progress"]["matched_calls"]]
+        while not step.done:
+            step = shaped.run(shaped.astep(episode, shaped.run(policy.respond(step.observation.request()))))
+            matched.append(step.info["progress"]["matched_calls"])
+        expected = step.info["progress"]["expected_calls"]
+        assert matched[0] == 0 and matched == sorted(matched) and matched[-1] == expected == len(task.exp_tool_calls)
+        assert step.info["progress"]["failed_gates"] == [] and step.info["progress"]["end_reason"] == "agent_end_call"
+        assert step.reward == 1.0 and step.info["shaped"] == 1.0
+
+        label, wrong = first_value_mutant(shaped, HANDOFF_TASK)
+        result = shaped.run(play_policy(shaped, HANDOFF_TASK, wrong))
+        signals = result.info["progress"]
+        assert result.reward == 0.0 and signals["failed_gates"] and signals["matched_calls"] < expected, label
+        assert 0.0 < result.info["shaped"] == shaped_score(False, signals) < 0.9
+    with CallEnvironment([task_file], root=REPO, line="clean") as plain:  # opt-in: absent by default
+        result = plain.run(play_policy(plain, HANDOFF_TASK, OracleModel(*plain.task(HANDOFF_TASK))))
+        assert result.reward == 1.0 and "shaped" not in result.info and "progress" in result.info

@@ -150,7 +150,7 @@ def test_requests_without_a_known_session_or_tool_are_refused_clearly(http):
     assert wrong.status_code == 404 and wrong.json()["error_code"] == "unknown_tool"
     assert "no_such_tool" in wrong.json()["message"] and "lookup_caller" in wrong.json()["message"]
     assert http.post("/say", json={"words": "hi"}).status_code == 422
-    assert http.post("/aggregate_metrics", json={"verify_responses": []}).json()["error_code"] == "not_served"
+    assert http.post("/mcp", json={}).json()["error_code"] == "not_served"
     http.post("/close")
 
 
@@ -200,6 +200,14 @@ def test_dataset_rows_hold_the_first_observation_of_their_task_and_seed(server, 
     assert rows[0] == rows[1]  # the offline caller: the same first observation at every seeding
     assert rows[0]["responses_create_params"] == seeded(http)["responses_create_params"]
     http.post("/close")
+    # One format: `callm export`'s row of the task for that seed, plus the seed and the first request.
+    from pytest_callm.rl.dataset import dataset_row
+    from pytest_callm.task.task_file import load_task
+
+    _, task, pack = load_task(TASK_PATH, PackRegistry([INDUSTRIES]))
+    exported = json.loads(json.dumps(dataset_row(task, pack, [1])))
+    assert {k: v for k, v in rows[0].items() if k not in ("seed", "responses_create_params")} == exported
+    assert rows[0]["tools"][0]["type"] == "function" and "parameters" in rows[0]["tools"][0]["function"]
     with pytest.raises(ValueError, match="legal/NOPE"):
         dataset_rows(server.url, ["legal/NOPE"])
 
@@ -267,3 +275,89 @@ def test_a_server_bound_beyond_loopback_says_it_does_not_authenticate(host, warn
     assert (line is not None) == warned
     if warned:
         assert "no authentication" in line and "proxy" in line and f"{host}:8000" in line
+
+
+# --- what NeMo Gym's own agent does (tests/test_rl_nemo_gym_real.py runs it for real) ---------------
+
+def test_every_answer_of_a_session_sets_its_cookie_again(http):
+    """NeMo Gym's simple agent keeps only the cookies of the last answer: with the cookie set by
+    /seed_session alone, every request after the first tool call answered `no_session`."""
+    sid = seeded(http)["session_id"]
+    bare = httpx.Client(base_url=str(http.base_url))
+    cookies = {"callm_session": sid}
+
+    def cookie_header(jar) -> dict[str, str]:
+        return {"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())}
+
+    for path, body in (("/lookup_caller", {"full_name": "Clara Whitman", "phone": "206-555-0220"}),
+                       ("/no_such_tool", {}), ("/check_conflict", {"opposing_party": "Harborline"}),
+                       ("/say", {"text": "One moment."}), ("/end_call", {"reason": "done"}),
+                       ("/say", {"text": "Still there?"})):  # the last one: a 409, the call is over
+        answer = bare.post(path, json=body, headers=cookie_header(cookies))
+        assert answer.status_code in (200, 404, 409) and answer.cookies.get("callm_session") == sid, answer.text
+        cookies = dict(answer.cookies)  # as the agent does: this answer's cookies replace the last ones
+        bare.cookies.clear()
+    verdict = bare.post("/verify", json={**ROW, "response": {"output": []}}, headers=cookie_header(cookies))
+    assert verdict.status_code == 200 and verdict.cookies.get("callm_session") == sid
+
+
+def test_verify_takes_the_whole_row_as_nemo_gyms_agent_sends_it(http):
+    """The agent posts the row's own `task` and `seed` with the rollout: that was a 500 ("got multiple
+    values for keyword argument 'task'")."""
+    seeded(http)
+    verdict = http.post("/verify", json={**ROW, "extra_field": [1], "response": {"id": "r", "output": []}})
+    assert verdict.status_code == 200, verdict.text
+    body = verdict.json()
+    assert (body["task"], body["seed"], body["extra_field"]) == (TASK, 1, [1])
+    assert body["reward"] == 0.0 and body["end_reason"] == "rollout_ended"
+
+
+def test_tool_answers_carry_progress_and_never_change_the_reward(server, openai_server):
+    _, answers, verdict = play(server, openai_server)
+    matched = [a["progress"]["matched_calls"] for a in answers]
+    assert matched == sorted(matched) and matched[-1] == answers[-1]["progress"]["expected_calls"] > 0
+    assert answers[-1]["progress"]["failed_gates"] == [] and answers[-1]["progress"]["end_reason"] == "agent_end_call"
+    assert "shaped" not in verdict or verdict["shaped"] is None  # opt-in only
+    _, answers, verdict = play(server, openai_server, edit={"calls": [{"set": 9, "parameters": {"channel": "text"}}]})
+    last = answers[-1]["progress"]
+    assert last["failed_gates"] == ["tools", "database"] and last["matched_calls"] == last["expected_calls"] - 1
+    assert verdict["reward"] == 0.0
+
+
+def test_aggregate_metrics_answers_as_nemo_gyms_contract_says(http):
+    """It answered 400 (as an unknown tool); NeMo Gym's rollout collection posts every verify response."""
+    def answer(index, reward, tools=1.0):
+        return {"_ng_task_index": index, "task": TASK, "reward": reward,
+                "reward_components": {"tools": tools, "handoff": 1.0, "database": reward}}
+
+    responses = [answer(0, 1.0), answer(0, 1.0), answer(1, 1.0), answer(1, 0.0, tools=0.0)]
+    metrics = http.post("/aggregate_metrics", json={"verify_responses": responses})
+    assert metrics.status_code == 200, metrics.text
+    body = metrics.json()
+    assert set(body) == {"group_level_metrics", "agent_metrics", "key_metrics"}
+    assert [(g["_ng_task_index"], g["rollouts"], g["mean/reward"], g["pass^k"]) for g in body["group_level_metrics"]] \
+        == [(0, 2, 1.0, 1.0), (1, 2, 0.5, 0.0)]
+    assert body["agent_metrics"]["mean/reward"] == 0.75 and body["agent_metrics"]["mean/gate_tools"] == 0.75
+    assert body["key_metrics"] == {"mean/reward": 0.75, "pass^k": 0.5}
+    empty = http.post("/aggregate_metrics", json={"verify_responses": []}).json()
+    assert empty == {"group_level_metrics": [], "agent_metrics": {}, "key_metrics": {}}
+    assert http.post("/aggregate_metrics", json={}).status_code == 422
+
+
+def test_serving_calls_with_the_offline_caller_never_imports_openai():
+    """NeMo Gym's venv holds openai 2.7.2 and our model client needs 3.x (tests/nemo_gym/make_venv.sh
+    installs this package without it): the resources server must not reach the client. A caller
+    played by a model does need it, so it needs a venv of ours, not NeMo Gym's (docs/rl.md)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pytest_callm.rl.environment import CallEnvironment\n"
+            "import pytest_callm.rl.nemo_gym_server\n"
+            f"with CallEnvironment([{str(TASK_PATH)!r}], root={str(REPO)!r}, industries=[{str(INDUSTRIES)!r}]) as env:\n"
+            f"    episode, step = env.reset({TASK!r}, 1)\n"
+            "    step = env.step(episode, {'role': 'assistant', 'content': 'Could you spell that?'})\n"
+            "    assert step.observation.new_messages, step\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

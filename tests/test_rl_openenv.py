@@ -85,6 +85,9 @@ def test_a_policy_following_the_answer_key_earns_1_through_its_handoffs(env, ser
     assert last.gates == {"tools": True, "handoff": True, "database": True}
     assert last.end_reason == "agent_end_call"
     assert (state.task, state.seed, state.done, state.step_count) == (TASK, 1, True, len(seen) - 1)
+    matched = [o.progress["matched_calls"] for o in seen]  # the per-step signals come over the wire
+    assert matched == sorted(matched) and matched[-1] == last.progress["expected_calls"] > matched[0] == 0
+    assert last.progress["failed_gates"] == []
     # A handoff is the new agent's prompt and tools in the next observation, the history kept.
     assert [(o.handoff_from, o.agent) for o in seen if o.handoff_from] == [("reception", "screening"),
                                                                           ("screening", "intake")]
@@ -164,6 +167,21 @@ def test_bad_input_is_refused_by_name_and_the_session_goes_on(env, server):
         CallAction.from_message({"role": "assistant", "tool_calls": [{"id": "c1", "function": {}}]})
     with pytest.raises(ValueError, match="legal/C9-X9"):
         make_app(env, task_names=[TASK, "legal/C9-X9"])
+
+
+def test_a_plain_http_reset_of_an_unknown_task_is_a_404_with_the_reason(server):
+    """It was a bare 500 (Internal Server Error) with no word of what was wrong."""
+    unknown = httpx.post(f"{server.url}/reset", json={"task": "legal/C9-X9"}, timeout=30)
+    assert unknown.status_code == 404 and "legal/C9-X9" in unknown.json()["detail"]
+    assert httpx.post(f"{server.url}/reset", json={"task": TASK}, timeout=30).status_code == 200
+
+
+def test_the_server_keeps_idle_connections_longer_than_clients_do(server):
+    """uvicorn's 5 s default closed connections that clients (NeMo Gym's aiohttp: 15 s) still reused:
+    ServerDisconnectedError under load."""
+    from pytest_callm.toolserver.calldb import CLIENT_KEEPALIVE_S, SERVER_KEEPALIVE_S
+
+    assert server._server.config.timeout_keep_alive == SERVER_KEEPALIVE_S > max(CLIENT_KEEPALIVE_S, 15.0)
 
 
 def test_an_episode_the_environment_could_not_play_ends_unscored_not_at_0():

@@ -194,7 +194,7 @@ def test_the_locked_suite_exports_one_row_per_task_with_stable_distinct_hashes(t
     row = next(r for r in rows if r["task"] == "legal/C4-H3")
     assert row["info"] == {"industry": "legal", "task_id": "C4-H3", "category": "Intake and documents",
                            "category_slug": "C4", "difficulty": "hard", "seeds": [1, 2, 3, 4, 5],
-                           "handoff_path_length": 2, "entry_agent": "reception", "tools": row["info"]["tools"]}
+                           "handoff_path_length": 2, "entry_agent": "reception"}
     text = (tmp_path / "a.jsonl").read_text()
     for answer in ("Harborline", "206-555-0220", "exp_tool_calls", "Clara Whitman"):  # no key, no caller facts
         assert answer not in text
@@ -223,7 +223,7 @@ def test_the_prompt_is_what_the_environment_shows_before_the_caller_speaks(tmp_p
     obs = first.observation
     assert row["prompt"] == [{"role": "system", "content": obs.system_prompt}, obs.messages[0]]
     assert obs.messages[1] == {"role": "user", "content": "I was fired after I reported safety violations."}
-    assert row["info"]["tools"] == [t["function"]["name"] for t in obs.tools]
+    assert row["tools"] == obs.tools  # the OpenAI schemas, as the model is sent them
 
 
 def test_export_refuses_files_that_do_not_load_or_share_a_name(lab, tmp_path, capsys):

@@ -79,6 +79,7 @@ def test_a_policy_following_the_answer_key_scores_1_with_every_gate(env, openai_
     assert {k: output["metrics"][k] for k in ("gate_tools", "gate_handoff", "gate_database")} == \
         {"gate_tools": 1.0, "gate_handoff": 1.0, "gate_database": 1.0}
     assert output["callm"]["passed"] and output["callm"]["end_reason"] == "agent_end_call"
+    assert output["callm"]["progress"]["matched_calls"] == output["callm"]["progress"]["expected_calls"] > 0
     # The dataset row's prompt is the rollout's first request, word for word.
     row = env.get_eval_dataset()[0]
     first = openai_server.requests[0]
@@ -114,6 +115,7 @@ def test_changing_one_constrained_value_scores_0_with_the_failing_gates_visible(
     failing = sorted(g for g in ("tools", "handoff", "database") if output["metrics"][f"gate_{g}"] == 0.0)
     assert failing == sorted(trap["caught_by"]) == ["database", "tools"]
     assert output["callm"]["gates"] == {"tools": False, "handoff": True, "database": False}
+    assert output["callm"]["progress"]["failed_gates"] == ["tools", "database"]
     assert "channel" in json.dumps(output["callm"]["verdict"]["tools"])
 
 

@@ -1,5 +1,9 @@
 """Tasks as dataset rows, for frameworks that load datasets: `callm export PATHS... --out FILE.jsonl`.
 
+One format for every framework: `callm export` writes it, and NeMo Gym's rows
+(`nemo_gym_server.dataset_rows`) are the same row for one seed, with `seed` and the episode's first
+request as `responses_create_params` added (NeMo Gym's agent sends a row's own first request).
+
 One JSON line per task, ordered by task name:
 
 - `prompt`: what the policy sees before the caller speaks, as OpenAI messages: the entry agent's
@@ -7,9 +11,10 @@ One JSON line per task, ordered by task name:
   they come from the environment at reset (`CallEnvironment.areset`), through the phone line, at the
   seed the episode is played with.
 - `task`: `industry/task_id`, the name `CallEnvironment` knows the task by.
+- `tools`: the entry agent's tools as OpenAI function schemas, exactly as the model is sent them (a
+  handoff changes the agent and its tools during the episode).
 - `info`: industry, task id, category (name and slug), difficulty, `seeds` (the seeds the benchmark
-  plays: attempts 1..N), `handoff_path_length` (agents the answer key hands off to), `entry_agent`
-  and `tools` (the entry agent's tool names; a handoff changes both during the episode).
+  plays: attempts 1..N), `handoff_path_length` (agents the answer key hands off to), `entry_agent`.
 - `answer_key_hash`: `sha256:` of the task's name and its answer key (expected calls, handoff path,
   forbidden tools, expected database state, routes) as canonical JSON. It changes when the key
   changes and differs between tasks, and it is not the key: an export of the evaluation set does
@@ -41,15 +46,17 @@ def answer_key_hash(task: Task) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def dataset_row(task: Task, pack: Pack, seeds: int = DEFAULT_SEEDS) -> dict[str, Any]:
+def dataset_row(task: Task, pack: Pack, seeds: int | list[int] = DEFAULT_SEEDS) -> dict[str, Any]:
+    """The row of `task`; `seeds`: N for 1..N, or the seeds themselves."""
     entry = pack.agents[pack.entry_agent]
     return {
         "prompt": [{"role": "system", "content": entry.prompt}, {"role": "assistant", "content": pack.greeting}],
         "task": task.name,
+        "tools": pack.tool_schemas(entry.name),
         "info": {"industry": task.industry, "task_id": task.task_id, "category": task.category,
                  "category_slug": task.category_slug, "difficulty": task.difficulty,
-                 "seeds": list(range(1, seeds + 1)), "handoff_path_length": len(task.exp_handoff_path),
-                 "entry_agent": entry.name, "tools": list(entry.tools)},
+                 "seeds": list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds),
+                 "handoff_path_length": len(task.exp_handoff_path), "entry_agent": entry.name},
         "answer_key_hash": answer_key_hash(task),
     }
 

@@ -1,14 +1,17 @@
 """The NeMo Gym resources-server contract, as CALLM serves it: every request and response body.
 
-NeMo Gym (`nemo-gym`, read at version 0.4.0; it needs Python >= 3.12, so it is not installed here
-and nothing imports it) talks to a resources server over HTTP: `POST /seed_session` starts a
-rollout's session, `POST /{tool_name}` runs one of the model's function calls (the body is the
-call's arguments, the response body is what the model reads back), `POST /verify` takes the
-rollout (`responses_create_params` and the Responses API `response`) and answers it with a
-`reward`. The session travels as a cookie that the agent hands back on each request. These models
-mirror its `BaseSeedSessionRequest`, `BaseVerifyRequest` and `BaseVerifyResponse` (field names and
-defaults), with CALLM's own fields added; a check against a newer nemo-gym changes this module
-only. The routes that use them are `nemo_gym_server.py`.
+NeMo Gym (`nemo-gym` 0.4.0; it needs Python >= 3.12 and nothing here imports it: its own code is run
+against these routes by `tests/test_rl_nemo_gym_real.py`, from a venv of its own) talks to a
+resources server over HTTP: `POST /seed_session` starts a rollout's session, `POST /{tool_name}`
+runs one of the model's function calls (the body is the call's arguments, the response body is what
+the model reads back), `POST /verify` takes the rollout (the dataset row's fields, its
+`responses_create_params` and the Responses API `response`) and answers it with a `reward`, and
+`POST /aggregate_metrics` summarises verify responses. The session travels as a cookie: NeMo Gym's
+simple agent keeps, after each response, only the cookies that response set, so every answer of a
+session sets it again. These models mirror its `BaseSeedSessionRequest`, `BaseVerifyRequest`,
+`BaseVerifyResponse`, `AggregateMetricsRequest` and `AggregateMetrics` (field names and defaults),
+with CALLM's own fields added; a check against a newer nemo-gym changes this module only. The routes
+that use them are `nemo_gym_server.py`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ SAY = "say"  # the tool that speaks to the caller (NeMo Gym's loop ends when the
 ROLLOUT_ENDED = "rollout_ended"  # end reason of a call still open when its rollout was verified
 # Paths of the contract itself: no pack tool may take one of these names.
 RESERVED_NAMES = frozenset({"seed_session", "verify", "close", "aggregate_metrics", "mcp", "health", SAY})
+TASK_INDEX = "_ng_task_index"  # NeMo Gym's key of a verify response's dataset row (its TASK_INDEX_KEY_NAME)
 
 SAY_TOOL: dict[str, Any] = {
     "type": "function", "name": SAY, "strict": False,
@@ -66,6 +70,7 @@ class SeedSessionResponse(BaseModel):
     agent_tools: list[str]  # the tools it owns; `responses_create_params.tools` offers every agent's
     responses_create_params: ResponsesCreateParams
     call_over: bool = False  # the caller hung up before the policy was asked anything
+    row: dict[str, Any]  # this session's dataset row (`dataset_rows`): `callm export`'s, plus seed and the params above
 
 
 class Handoff(BaseModel):
@@ -85,6 +90,7 @@ class ToolResponse(BaseModel):
     handoff: Handoff | None = None
     call_over: bool = False  # nothing more runs in this call: verify it
     end_reason: str | None = None  # why it ended: agent_end_call, caller_hangup, exchange_cap
+    progress: dict[str, Any] | None = None  # the per-step signals (`environment.progress`); never the reward
 
 
 class SayRequest(BaseModel):
@@ -105,7 +111,9 @@ class VerifyRequest(BaseModel):
 
 
 class VerifyResponse(VerifyRequest):
-    """`BaseVerifyResponse` (the request echoed, plus `reward`) with the verdict's parts."""
+    """`BaseVerifyResponse` (the request echoed, plus `reward`) with the verdict's parts. The request
+    may carry the row's own `task` and `seed` (NeMo Gym's agent sends the whole row): the session's
+    values are the ones answered."""
 
     reward: float  # 1.0 when the tools, handoff and database gates all pass, else 0.0
     reward_components: dict[str, float]  # each gate, 1.0 or 0.0
@@ -116,6 +124,23 @@ class VerifyResponse(VerifyRequest):
     session_id: str
     task: str
     seed: int
+    shaped: float | None = None  # opt-in (`--shaped`): partial credit for training, never the benchmark's figure
+
+
+class AggregateMetricsRequest(BaseModel):
+    """NeMo Gym's `AggregateMetricsRequest`: verify responses (each at least `reward`, and its row's
+    `_ng_task_index`), as its rollout collection posts them after a run."""
+
+    verify_responses: list[dict[str, Any]]
+
+
+class AggregateMetrics(BaseModel):
+    """NeMo Gym's `AggregateMetrics`: flat string keys, ready to log. Per dataset row
+    (`group_level_metrics`), over all rollouts (`agent_metrics`), and the headline (`key_metrics`)."""
+
+    group_level_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    agent_metrics: dict[str, Any] = Field(default_factory=dict)
+    key_metrics: dict[str, Any] = Field(default_factory=dict)
 
 
 class CloseResponse(BaseModel):

@@ -37,11 +37,13 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_callm.call.episode import CallLimits, Observation
 from pytest_callm.model.config import ModelConfig
+from pytest_callm.rl.dataset import dataset_row
 from pytest_callm.rl.environment import CallEnvironment, StepResult
-from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOKIE, SESSION_HEADER,
-                                      RESERVED_NAMES, CloseResponse, ErrorResponse, Handoff,
-                                      ResponsesCreateParams, SayRequest, SeedSessionRequest,
-                                      SeedSessionResponse, ToolResponse, VerifyRequest, VerifyResponse)
+from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOKIE, SESSION_HEADER, TASK_INDEX,
+                                      RESERVED_NAMES, AggregateMetrics, AggregateMetricsRequest, CloseResponse,
+                                      ErrorResponse, Handoff, ResponsesCreateParams, SayRequest,
+                                      SeedSessionRequest, SeedSessionResponse, ToolResponse, VerifyRequest,
+                                      VerifyResponse)
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.calldb import TOKEN_ENV
 from pytest_callm.toolserver.server import ToolServer, announce_ready, serve, server_arguments
@@ -55,6 +57,13 @@ def _json(status: int, body: BaseModel) -> JSONResponse:
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return _json(status, ErrorResponse(error_code=code, message=message))
+
+
+def _keep(response: JSONResponse, sid: str) -> JSONResponse:
+    """Set the session's cookie on an answer. NeMo Gym's simple agent replaces its cookies with each
+    answer's own, so an answer without it would lose the session for every later request."""
+    response.set_cookie(SESSION_COOKIE, sid, httponly=True, samesite="strict")
+    return response
 
 
 def responses_tool(schema: dict[str, Any]) -> dict[str, Any]:
@@ -109,10 +118,11 @@ class NemoGymRoutes:
 
     def __init__(self, tasks: Iterable[Path | str] | None, industries: Iterable[Path | str], *,
                  line: str = "default", caller: ModelConfig | None = None, caller_api_key: str | None = None,
-                 limits: CallLimits = CallLimits(), concurrency: int = 256, tool_server_token: str | None = None):
+                 limits: CallLimits = CallLimits(), concurrency: int = 256, tool_server_token: str | None = None,
+                 shaped: bool = False):
         self.settings = dict(tasks=list(tasks) if tasks is not None else None, industries=list(industries),
                              line=line, caller=caller, caller_api_key=caller_api_key, limits=limits,
-                             concurrency=concurrency, tool_server_token=tool_server_token)
+                             concurrency=concurrency, tool_server_token=tool_server_token, shaped=shaped)
         # Session id (unguessable, the client's only key to its call) -> the session. The call's id is
         # no key: the call routes of this server need its token, which only its own environment holds.
         self.sessions: dict[str, Session] = {}
@@ -124,6 +134,8 @@ class NemoGymRoutes:
         app.add_route("/seed_session", self.seed_session, methods=["POST"])
         app.add_route("/verify", self.verify, methods=["POST"])
         app.add_route("/close", self.close, methods=["POST"])
+        app.add_route("/aggregate_metrics", self.aggregate_metrics, methods=["POST"])
+        app.add_route("/", self.liveness, methods=["GET"])  # NeMo Gym's servers answer it; its tools poll it
         app.add_route("/{tool_name}", self.tool, methods=["POST"])
 
     # --- plumbing ------------------------------------------------------------------------------
@@ -209,20 +221,24 @@ class NemoGymRoutes:
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = Session(episode_id, body.task, body.seed, result, sid=sid)
         obs = result.observation
-        _, pack = env.task(body.task)
+        task, pack = env.task(body.task)
         params = ResponsesCreateParams(input=[{"type": "message", "role": "system", "content": obs.system_prompt},
                                               *input_items(obs.messages)], tools=pack_tools(pack))
         call_id = (result.info["trajectory"] if result.done else env.trajectory(episode_id)).call_id
         response = _json(200, SeedSessionResponse(
             session_id=sid, call_id=call_id, task=body.task, seed=body.seed, agent=obs.agent,
-            agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done))
-        response.set_cookie(SESSION_COOKIE, sid, httponly=True, samesite="strict")
-        return response
+            agent_tools=tool_names(obs), responses_create_params=params, call_over=result.done,
+            row={**dataset_row(task, pack, [body.seed]), "seed": body.seed,
+                 "responses_create_params": params.model_dump(mode="json")}))
+        return _keep(response, sid)
 
     async def tool(self, request: Request) -> JSONResponse:
         session = self._session(request)
         if isinstance(session, JSONResponse):
             return session
+        return _keep(await self._tool(request, session), session.sid)
+
+    async def _tool(self, request: Request, session: Session) -> JSONResponse:
         name = request.path_params["tool_name"]
         if name in RESERVED_NAMES and name != SAY:
             return _error(404, "not_served", f"POST /{name} is part of NeMo Gym's contract that this server "
@@ -260,7 +276,8 @@ class NemoGymRoutes:
         return _json(200, ToolResponse(
             result=json.loads(tool_out["content"]) if tool_out else None,
             heard=[m["content"] for m in obs.new_messages if m["role"] == "user"], handoff=handoff,
-            call_over=result.done, end_reason=result.info.get("end_reason") if result.done else None))
+            call_over=result.done, end_reason=result.info.get("end_reason") if result.done else None,
+            progress=result.info.get("progress")))
 
     async def verify(self, request: Request) -> JSONResponse:
         body = await self._body(request, VerifyRequest)
@@ -278,11 +295,13 @@ class NemoGymRoutes:
         if "infrastructure_error" in result.info:
             return self._infrastructure(result)
         info = result.info
-        return _json(200, VerifyResponse(
-            **body.model_dump(), reward=result.reward,
-            reward_components={gate: 1.0 if ok else 0.0 for gate, ok in info["gates"].items()},
-            passed=info["passed"], route=info["route"], explanation=info["explanation"],
-            end_reason=info["end_reason"], session_id=session.sid, task=session.task, seed=session.seed))
+        ours = dict(reward=result.reward,
+                    reward_components={gate: 1.0 if ok else 0.0 for gate, ok in info["gates"].items()},
+                    passed=info["passed"], route=info["route"], explanation=info["explanation"],
+                    end_reason=info["end_reason"], session_id=session.sid, task=session.task, seed=session.seed,
+                    shaped=info.get("shaped"))
+        # The row's own fields come back too (NeMo Gym's agent posts the whole row); ours win.
+        return _keep(_json(200, VerifyResponse(**(body.model_dump() | ours))), session.sid)
 
     async def close(self, request: Request) -> JSONResponse:
         session = self._session(request)
@@ -294,27 +313,69 @@ class NemoGymRoutes:
             await self._on_env(env, env.aclose_episode(session.episode_id))
         return _json(200, CloseResponse(success=True, message=f"session {session.sid} closed"))
 
+    async def liveness(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def aggregate_metrics(self, request: Request) -> JSONResponse:
+        body = await self._body(request, AggregateMetricsRequest)
+        if isinstance(body, JSONResponse):
+            return body
+        return _json(200, aggregate_metrics(body.verify_responses))
+
     def _forget(self, session: Session) -> None:
         self.sessions.pop(session.sid, None)
 
 
+def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetrics:
+    """NeMo Gym's `/aggregate_metrics` over CALLM's verify responses: per dataset row (its
+    `_ng_task_index`) and over all, the mean reward (the benchmark's pass@1), each gate's pass rate,
+    and pass^k (every rollout of a row passed, as the benchmark's pass^k with k the row's rollouts).
+    Responses without a reward (NeMo Gym's failures) are not counted."""
+    scored = [v for v in verify_responses if isinstance(v.get("reward"), (int, float))]
+    rows: dict[Any, list[dict[str, Any]]] = {}
+    for v in scored:
+        rows.setdefault(v.get(TASK_INDEX, 0), []).append(v)
+
+    def summary(group: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {"rollouts": len(group), "mean/reward": sum(v["reward"] for v in group) / len(group)}
+        for gate in ("tools", "handoff", "database"):
+            values = [v["reward_components"][gate] for v in group if gate in (v.get("reward_components") or {})]
+            if values:
+                out[f"mean/gate_{gate}"] = sum(values) / len(values)
+        return out
+
+    groups = []
+    for index in sorted(rows, key=lambda i: (0, i, "") if isinstance(i, (int, float)) else (1, 0, str(i))):
+        group = rows[index]
+        groups.append({TASK_INDEX: index, **({"task": group[0]["task"]} if "task" in group[0] else {}),
+                       **summary(group), "pass^k": float(all(v["reward"] == 1.0 for v in group))})
+    if not groups:
+        return AggregateMetrics()
+    overall = {**summary(scored), "pass^k": sum(g["pass^k"] for g in groups) / len(groups)}
+    return AggregateMetrics(group_level_metrics=groups, agent_metrics=overall,
+                            key_metrics={k: overall[k] for k in ("mean/reward", "pass^k")})
+
+
 def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line: str = "default",
                     port: int = 0, data_dir: Path | None = None, max_live_calls: int | None = None,
-                    token: str | None = None) -> ToolServer:
+                    token: str | None = None, shaped: bool = False) -> ToolServer:
     """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`).
     Its call routes need `.token` (made here unless given): only its own environment, and whoever
     this process hands it to, can reach a call's database by its id."""
     extra = [arg for t in tasks for arg in ("--task", str(Path(t).resolve()))] + ["--line", line]
     if max_live_calls is not None:
         extra += ["--max-live-calls", str(max_live_calls)]
+    if shaped:
+        extra.append("--shaped")
     return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra, token=token or secrets.token_urlsafe(32))
 
 
 def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) -> list[dict[str, Any]]:
-    """NeMo Gym dataset rows (`task`, `seed`, `responses_create_params`) for the server at `url`: each
-    the first observation of a session seeded and closed. NeMo Gym's simple agent sends a row's own
-    `responses_create_params`, not the seed response's; that is the same observation when the first
-    caller turn is fixed by task and seed (the offline caller), not with a caller played by a model."""
+    """NeMo Gym dataset rows for the server at `url`, one per task and seed: `callm export`'s row
+    (`dataset.py`) for that seed, with `seed` and `responses_create_params`, the first observation of a
+    session seeded and closed. NeMo Gym's simple agent sends a row's own `responses_create_params`, not
+    the seed response's; that is the same observation when the first caller turn is fixed by task and
+    seed (the offline caller), not with a caller played by a model."""
     import httpx  # a client's need, not the server's
 
     rows = []
@@ -326,19 +387,23 @@ def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) ->
                     raise ValueError(f"{task} seed {seed}: {seeded.json().get('message', seeded.text)}")
                 body = seeded.json()
                 http.post("/close", headers={SESSION_HEADER: body["session_id"]})
-                rows.append({"task": task, "seed": seed, "responses_create_params": body["responses_create_params"]})
+                rows.append(body["row"])
     return rows
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:
+    """Serve until stdin closes (as a `ToolServer` child), or until stopped (`watch_stdin=False`, as
+    NeMo Gym's `ng_run` starts a server: `examples/nemo_gym/resources_servers/callm/app.py`)."""
     parser = server_arguments("the pytest-callm tool server with NeMo Gym resources-server routes")
     parser.add_argument("--task", action="append", type=Path,
                         help="task file or folder to serve (repeatable; default: tasks/ here)")
     parser.add_argument("--line", default="default", help="the phone line: default, clean, or a profile file")
+    parser.add_argument("--shaped", action="store_true",
+                        help="add `shaped`, opt-in partial credit, to /verify's answer (never the reward)")
     args = parser.parse_args(argv)
     industries = sorted({str(Path(p).resolve().parent) for p in args.pack})
     token = os.environ.pop(TOKEN_ENV, None) or secrets.token_urlsafe(32)  # never a server open to every local user
-    routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token)
+    routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token, shaped=args.shaped)
 
     def ready(url: str) -> None:
         routes.prepare(url)
@@ -346,7 +411,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         serve(args.pack, args.port, announce=ready, data_dir=args.data_dir, mounts=[routes],
-              max_live_calls=args.max_live_calls, token=token)
+              max_live_calls=args.max_live_calls, token=token, watch_stdin=watch_stdin)
     finally:
         routes.shutdown()
 

@@ -54,6 +54,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from pytest_callm.call.episode import spoken_text
 from pytest_callm.rl.environment import CallEnvironment, StepResult, exposure_warning
+from pytest_callm.toolserver.calldb import SERVER_KEEPALIVE_S
 
 DEFAULT_SEED = 1  # the first attempt, as the benchmark numbers them
 
@@ -119,6 +120,8 @@ class CallObservation(Observation):
     new_messages: list[dict[str, Any]] = Field(default_factory=list)
     handoff_from: str | None = None
     exchange: int = 0
+    # the environment's per-step signals (`environment.progress`), never the reward; None after a failure
+    progress: dict[str, Any] | None = None
     # set when done:
     passed: bool | None = None
     gates: dict[str, bool] = Field(default_factory=dict)
@@ -163,6 +166,10 @@ class NoEpisodeError(RuntimeError):
     """A step with no episode in flight in the session."""
 
 
+class UnknownTaskError(ValueError):
+    """A reset naming a task the server does not serve (a 404 with the reason, not a bare 500)."""
+
+
 class CallOpenEnv(Environment[CallAction, CallObservation, CallState]):
     """One OpenEnv session: one episode at a time of the shared `CallEnvironment`."""
 
@@ -184,7 +191,10 @@ class CallOpenEnv(Environment[CallAction, CallObservation, CallState]):
         if unknown:
             raise TypeError(f"reset takes task, seed and episode_id, not {sorted(unknown)}")
         name = task if task is not None else self.dealer.next()
-        self.env.task(name)  # a clear KeyError for an unknown name, before anything changes
+        try:
+            self.env.task(name)  # before anything changes
+        except KeyError as e:
+            raise UnknownTaskError(e.args[0]) from None
         if self._episode is not None:  # a new episode abandons the one in flight
             episode, self._episode = self._episode, None
             await self._on_env(self.env.aclose_episode(episode))
@@ -244,7 +254,7 @@ def observation_of(result: StepResult, task: str, seed: int) -> CallObservation:
     fields: dict[str, Any] = dict(
         task=task, seed=seed, agent=obs.agent, system_prompt=obs.system_prompt, tools=obs.tools,
         messages=obs.messages, new_messages=obs.new_messages, handoff_from=obs.handoff_from,
-        exchange=obs.exchange, done=result.done, reward=result.reward)
+        exchange=obs.exchange, done=result.done, reward=result.reward, progress=result.info.get("progress"))
     if result.done:
         fields.update(passed=info.get("passed"), gates=info.get("gates") or {}, route=info.get("route"),
                       explanation=info.get("explanation") or "", end_reason=info.get("end_reason"),
@@ -268,7 +278,11 @@ def make_app(env: CallEnvironment, task_names: Iterable[str] | None = None, max_
     async def no_episode(request, error: NoEpisodeError):  # the client's mistake, not a server error
         return JSONResponse({"detail": str(error)}, status_code=409)
 
+    async def unknown_task(request, error: UnknownTaskError):  # plain HTTP /reset; the WebSocket says it too
+        return JSONResponse({"detail": str(error)}, status_code=404)
+
     app.add_exception_handler(NoEpisodeError, no_episode)
+    app.add_exception_handler(UnknownTaskError, unknown_task)
     return app
 
 
@@ -319,7 +333,9 @@ class OpenEnvServer:
         warning = exposure_warning(host, self._sock.getsockname()[1], "OpenEnv server")
         if warning:
             print(warning, file=sys.stderr, flush=True)
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        # Keep-alive longer than any client's (calldb's note): a request never meets a closing connection.
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                                     timeout_keep_alive=SERVER_KEEPALIVE_S))
         self._thread: threading.Thread | None = None
 
     def run(self) -> None:

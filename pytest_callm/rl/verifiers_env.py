@@ -80,7 +80,7 @@ def verdict_of(result: StepResult) -> dict[str, Any]:
     info = result.info
     return {"reward": result.reward, "passed": info["passed"], "gates": info["gates"], "route": info["route"],
             "explanation": info["explanation"], "end_reason": info["end_reason"], "task": info["task"],
-            "seed": info["seed"], "verdict": info["verdict"]}
+            "seed": info["seed"], "verdict": info["verdict"], "progress": info["progress"]}
 
 
 class CallmEnv(vf.MultiTurnEnv):
@@ -128,6 +128,7 @@ class CallmEnv(vf.MultiTurnEnv):
         result = await self._on_calls(self.calls.astep(state["callm_episode"], assistant_message(messages[-1])))
         raise_infrastructure(result)
         observation = result.observation
+        state["callm_progress"] = result.info.get("progress")  # per-step signals, never the reward
         new = normalize_messages(observation.new_messages, field_name="callm observation")
         if result.done:
             self._finish(state, result)

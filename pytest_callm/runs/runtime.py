@@ -146,7 +146,9 @@ class Runtime:
                 starting = None if tool_server_url or tools_in_process else \
                     starter.submit(self._start_tool_server, packs, keep_calls, self.tool_server_token)
                 try:
-                    if model_name != ORACLE:
+                    # An RL policy with the offline caller and line needs no client: NeMo Gym's venv
+                    # holds an openai the client refuses (tests/nemo_gym/make_venv.sh).
+                    if model_name != ORACLE and (model_name != POLICY or caller_config is not None or line_config is not None):
                         from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
 
                         sampler = RequestSampler(latency_sample) if latency_sample else None
@@ -161,6 +163,7 @@ class Runtime:
                             self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry, **pool)
                         if line_config is not None:
                             self.line_client = OpenAIChatModel(line_config, line_api_key, retry, **pool)
+                    if model_name != ORACLE:
                         warm_up(line)
                 finally:
                     if starting is not None:
