@@ -81,7 +81,8 @@ class CallmState:
                 make_caller=lambda task, pack, attempt: config.hook.pytest_callm_make_caller(
                     config=config, task=task, pack=pack, attempt=attempt, model_name=self.run.settings.model),
                 release_pins=lambda: config.hook.pytest_callm_release(config=config))
-        self.settings, self.packs, self.run_dir = settings, self.run.packs, self.run.run_dir  # for collection
+        # The run's own, as collect.py, python_tasks.py and run_pruning.py read them.
+        self.settings, self.packs, self.run_dir = settings, self.run.packs, self.run.run_dir
         self.replayed_states: dict[tuple[str, str], Any] = {}  # expected states of Python tasks, by replay
         self.task_files: dict[tuple[str, str], Path] = {}  # (industry, task id) -> the file that has it
         self.task_paths: dict[Path, Path] = {}  # a task file's real path -> the path it was collected by

@@ -16,7 +16,7 @@ import asyncio
 import re
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ class RunSession:
     `release_pins()`: the pins of the release the run is compared with, or None."""
 
     def __init__(self, settings: Any, *, root: Path, worker: dict[str, Any] | None = None, workers: int = 1,
-                 args: list[str] = (), lists_only: bool = False,
+                 args: Sequence[str] = (), lists_only: bool = False,
                  custom_caller: Callable[[], str | None] = lambda: None,
                  make_caller: Callable[..., Any] | None = None,
                  release_pins: Callable[[], dict[str, Any] | None] = lambda: None):
