@@ -202,6 +202,12 @@ def test_the_command_writes_the_page_or_says_why_not(oracle_run, tmp_path, capsy
     assert "is not a folder" in capsys.readouterr().err
 
 
+def test_a_report_that_is_not_json_is_named_as_the_run_reader_names_it(tmp_path, capsys):
+    (tmp_path / "report.json").write_text("{", encoding="utf-8")  # saved/reader.py's wording, as compare says it
+    assert main([str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(f"callm report: {tmp_path / 'report.json'}: not JSON (")
+
+
 # --- secrets -------------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from pytest_callm.saved.rundir import RunDirWriteError
 from pytest_callm.pytest_plugin.collect import TaskAttempt, callm_state
 from pytest_callm.pytest_plugin.python_tasks import PythonTask, python_task_attempt
 
+PLUGIN_MODULE = "pytest_callm.pytest_plugin.plugin"
 DEFAULTS = "callm_defaults"  # item attribute: the model and caller our fixtures built (reruns need fresh ones)
 
 
@@ -40,12 +41,26 @@ class CallDatabase:
     call_id: str
 
 
+def custom_caller(config: pytest.Config) -> str | None:
+    """Who plugs in a caller of their own, if anyone: a `callm_caller` fixture in a conftest or
+    plugin (found once conftests are loaded, before any worker starts), or the hook (its alias).
+    Such a run needs no caller model and no caller key."""
+    for plugin in config.pluginmanager.get_plugins():
+        # This module's fixture, and the plugin module that imports it so pytest finds it, are ours.
+        if getattr(plugin, "__name__", "") not in (__name__, PLUGIN_MODULE) \
+                and callable(getattr(plugin, "callm_caller", None)):
+            return "callm_caller fixture"
+    if config.hook.pytest_callm_make_caller.get_hookimpls():
+        return "pytest_callm_make_caller"
+    return None
+
+
 @pytest.fixture(scope="session")
 def callm_runtime(request: pytest.FixtureRequest):
     """Per process (per xdist worker): plays, resumes or rescores attempts. Starts the event loop,
     tool server and model clients only when an attempt has to be played."""
     state = callm_state(request.config)
-    runner = state.attempt_runner()
+    runner = state.run.attempt_runner()
     yield runner
     try:
         state.keep_latency_sample(runner.latency_sample())
@@ -95,7 +110,7 @@ def callm_play(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm_ru
         except RunDirWriteError as e:
             # The run folder takes no more: every later attempt would be lost the same way. What was
             # saved is intact; the run stops with one line saying so, and a resume plays the rest.
-            callm_state(request.config).write_failure = e
+            callm_state(request.config).run.write_failure = e
             request.session.shouldstop = f"callm stopped the run: {e}"
             pytest.skip(f"not saved: {e} (see the message at the end)")
         item.trajectory, item.verdict, item.usage = done.trajectory, done.verdict, done.usage

@@ -1,4 +1,5 @@
-"""Run-level figures as `<testsuite>` properties of the JUnit XML, for CI dashboards.
+"""Run-level figures as `<testsuite>` properties of the JUnit XML, for CI dashboards, and each
+attempt's as its `<testcase>` properties.
 
 `record_testsuite_property` does nothing under xdist (it runs on workers, and only the controller
 writes the XML), so the controller hands them to pytest's LogXML directly, before LogXML writes the
@@ -56,6 +57,27 @@ def suite_properties(summary: Summary, *, model: str, caller: str, run_dir: Path
     return props
 
 
+USAGE_PROPERTIES = ("requests", "ttft_median_ms", "input_tokens", "cached_input_tokens", "output_tokens",
+                    "reasoning_tokens", "cost_usd", "spoken_words", "est_duration_s", "reruns")
+
+
+def usage_properties(usage: dict[str, Any] | None) -> list[tuple[str, Any]]:
+    """JUnit properties of one attempt's timing, tokens and cost (none for the oracle)."""
+    if not usage:
+        return []
+    return [(f"callm_{key}", usage[key]) for key in USAGE_PROPERTIES if usage.get(key) is not None]
+
+
+def attempt_properties(payload: dict[str, Any]) -> list[tuple[str, Any]]:
+    """JUnit properties of one attempt (`collect.result_payload`): where, verdict, gates, error, usage."""
+    return ([("callm_industry", payload["industry"]), ("callm_task", payload["task_id"]),
+             ("callm_category", payload["category"]), ("callm_difficulty", payload["difficulty"]),
+             ("callm_attempt", payload["attempt"]), ("callm_passed", payload["passed"])]
+            + [(f"callm_gate_{g}", ok) for g, ok in payload["gates"].items()]
+            + ([("callm_error", payload["error"])] if "error" in payload else [])
+            + usage_properties(payload.get("usage")))
+
+
 def log_xml(config: pytest.Config) -> Any | None:
     """pytest's JUnit writer of this run, or None (no --junitxml, an xdist worker, or a pytest without it)."""
     try:
@@ -78,17 +100,17 @@ class JUnitSuiteProperties:
     """Controller-side plugin: adds the run's figures to the JUnit XML before pytest writes it."""
 
     def __init__(self, state: Any):
-        self.state = state  # the plugin's CallmState: results, settings, run directory
+        self.state = state  # the plugin's CallmState: its config and run
 
     @pytest.hookimpl(tryfirst=True)  # before LogXML.pytest_sessionfinish writes the file
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        state = self.state
-        if not state.writes_report() or log_xml(state.config) is None:
+        run = self.state.run
+        if not run.writes_report() or log_xml(self.state.config) is None:
             return
         from pytest_callm.report.links import REPORT_PAGE
         from pytest_callm.scoring.metrics import summarize
 
-        summary = summarize(state.results, state.settings.k)
-        add_suite_properties(state.config, suite_properties(
-            summary, model=state.settings.model or "?", caller=state.caller_name(),
-            run_dir=state.run_dir.path, report_page=state.run_dir.path / REPORT_PAGE))
+        summary = summarize(run.results, run.settings.k)
+        add_suite_properties(self.state.config, suite_properties(
+            summary, model=run.settings.model or "?", caller=run.models.caller_name(),
+            run_dir=run.run_dir.path, report_page=run.run_dir.path / REPORT_PAGE))

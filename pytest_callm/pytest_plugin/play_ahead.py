@@ -92,7 +92,7 @@ class PlayAhead:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem) -> None:
-        runner = callm_state(item.config).attempt_runner()
+        runner = callm_state(item.config).run.attempt_runner()
         # Looking further than N ahead lets a call start as soon as another ends, even while this
         # item's call, the one pytest waits on, is still running.
         runner.in_flight.play_ahead(lambda: [ahead_entry(it, runner) for it in upcoming_items(item, self.lookahead)])
@@ -103,7 +103,7 @@ class PlayAhead:
             return (yield)
         finally:
             # A stop (-x, --maxfail, a refused key, Ctrl-C) leaves calls no item will take.
-            runner = callm_state(session.config).runner
+            runner = callm_state(session.config).run.runner
             if runner is not None:
                 runner.in_flight.cancel()
 

@@ -9,22 +9,20 @@ from typing import Any
 
 import pytest
 
-# The paper's caller is a fixed, stronger and slower model that is never ranked. GPT-5 at its default
-# (medium) reasoning effort is strong, and takes seconds to its first token: outside the conversational
-# category, so never a model under test. One fixed caller keeps rows comparable; docs/caller-and-line.md says why.
-DEFAULT_CALLER_MODEL = "gpt-5"
-
-# Calls in flight in a run, unless --callm-concurrency says otherwise: shared among the processes
-# (32 // workers each, at least one), so `-n` only spreads the CPU work and `-n 32` keeps the 32 in
-# flight it always meant. A call waits on the network almost all the time: one process keeps many busy.
-DEFAULT_IN_FLIGHT = 32
+from pytest_callm.session.run_models import DEFAULT_CALLER_MODEL
+from pytest_callm.session.run_session import DEFAULT_IN_FLIGHT, default_concurrency  # noqa: F401  (help; tests)
 
 
-def default_concurrency(workers: int, server_limit: int | None = None) -> int:
-    """Calls in flight in each process: the run's default, or the model server's own limit (a model
-    config's `calls_in_flight`), shared among the workers."""
-    in_run = DEFAULT_IN_FLIGHT if server_limit is None else min(server_limit, DEFAULT_IN_FLIGHT)
-    return max(1, in_run // max(workers, 1))
+def workers(config: pytest.Config) -> int:
+    """How many processes play the run's attempts (xdist workers, or this one)."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        return int(worker.get("workercount", 1))
+    # xdist turns -n (capped by --maxprocesses) into one --tx entry per worker before we configure.
+    if config.getoption("dist", "no") == "no":
+        return 1
+    return max(len(config.getoption("tx", None) or []), 1)
+
 
 # name, type, default, help: each becomes --callm-<name> with an ini twin callm_<name>.
 OPTIONS = [

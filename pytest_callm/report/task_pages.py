@@ -52,7 +52,9 @@ class TaskPages:
                 self.written.discard(key)
 
     def _write(self, key: tuple[str, str], results: list[dict[str, Any]]) -> None:
-        from pytest_callm.report.report_html import Builder, write_page, render_task_page, task_page, write_stylesheet
+        from pytest_callm.report.builder import Builder
+        from pytest_callm.report.formatting import task_page
+        from pytest_callm.report.report_html import render_task_page, write_page, write_stylesheet
 
         if self._builder is None:
             self._builder = Builder(self.run_dir, self.packs_dirs, report={"model": self.model, "k": self.k})

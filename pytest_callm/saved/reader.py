@@ -1,5 +1,6 @@
 """Reading a finished run directory: the one reader `callm compare`, `callm merge` and `callm leaderboard`
-use, with one error class and one wording for every way a folder is not a run they can read.
+use, with one error class and one wording for every way a folder is not a run they can read (the HTML
+report reads a run's JSON files with its `read_object` too).
 
     read_run(DIR)                      its manifest.json and report.json (and shard.json when present)
     read_run(DIR, shard=True)          the same, and a shard.json is required (a shard of a split run)
@@ -71,11 +72,14 @@ class SavedRun:
         return self.summary.get("k", self.report.get("k"))
 
 
-def _read_object(path: Path, missing: str) -> dict[str, Any]:
-    """A JSON object from `path`; `missing` is the whole message when the file is not there."""
+def read_object(path: Path, missing: str | None = None) -> dict[str, Any] | None:
+    """A JSON object from `path`; `missing` is the whole message when the file is not there (None:
+    a missing file is None). The one reader of a run's JSON files: the report's pages use it too."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if missing is None:
+            return None
         raise RunReadError(missing) from None
     except (OSError, UnicodeDecodeError) as e:
         raise RunReadError(f"{path}: cannot be read ({e})") from None
@@ -99,16 +103,16 @@ def read_run(path: Path | str, *, shard: bool = False) -> SavedRun:
         raise RunReadError(f"{path}: no such directory")
     if not path.is_dir():
         raise RunReadError(f"{path}: not a directory (a run directory holds {MANIFEST} and {REPORT})")
-    manifest = _read_object(path / MANIFEST, f"{path}: no {MANIFEST} (not a run directory)")
+    manifest = read_object(path / MANIFEST, f"{path}: no {MANIFEST} (not a run directory)")
     _format(path / MANIFEST, manifest, FORMAT)
-    report = _read_object(path / REPORT, f"{path}: the run did not finish (no {REPORT}; resume it with "
+    report = read_object(path / REPORT, f"{path}: the run did not finish (no {REPORT}; resume it with "
                                          f"--callm-resume={path}, or rescore it)")
     _format(path / REPORT, report, REPORT_FORMAT)
     if not isinstance(report.get("summary"), dict):
         raise RunReadError(f"{path / REPORT}: no summary")
     record = None
     if shard or (path / SHARD).exists():
-        record = _read_object(path / SHARD, _not_a_shard(path))
+        record = read_object(path / SHARD, _not_a_shard(path))
     return SavedRun(path, manifest, report, record)
 
 
