@@ -173,6 +173,41 @@ def test_everything_from_the_run_is_escaped(oracle_run, tmp_path):
     assert "&lt;script&gt;alert(&#39;said&#39;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in page
 
 
+def test_a_page_stays_bounded_whatever_the_model_wrote(oracle_run, tmp_path, monkeypatch):
+    """A failing attempt whose model spoke 1.5 million characters and wrote 100,000 into an argument:
+    each is cut where it is shown, saying so, and every page stays within PAGE_CHARS."""
+    from pytest_callm.report import report_html
+
+    played = tmp_path / "played"
+    for part in ("trajectories", "seeds"):
+        shutil.copytree(oracle_run / part, played / part)
+    shutil.copy(oracle_run / "manifest.json", played / "manifest.json")
+    path = played / "trajectories/vet_clinic/C2-E2/attempt-2.json"
+    saved = RunDir(played).read_attempt(path)
+    saved["trajectory"]["transcript"][-1]["said"] = "la " * 500_000  # 1,499,999 characters once stripped
+    call = next(c for c in saved["trajectory"]["tool_calls"] if c["name"] == "book_appointment")
+    call["arguments"]["slot_id"] = "S" * 100_000
+    call["raw_arguments"] = json.dumps(call["arguments"])
+    path.write_text(json.dumps(saved))
+    run = tmp_path / "rescored"
+    assert "1 failed, 39 passed" in pytest_run(str(EXAMPLE_TASKS), f"--callm-rescore={played}",
+                                               f"--callm-out={run}").stdout
+    cut = "more characters, cut from the page; the attempt&#39;s trajectory file holds them all]"
+    page, main = task_page(run, "C2-E2"), (run / "report.html").read_text(encoding="utf-8")
+    assert "1,489,999 more characters" in page and "90,000 more characters" in page and cut in main
+    assert max(len(page), len(main)) < report_html.SHOWN_CHARS * 10
+    # A page over its bound even so: values cut shorter, and the main page leaves full attempts to task pages.
+    monkeypatch.setattr(report_html, "PAGE_CHARS", 60_000)
+    write_html_report(run)
+    page, main = task_page(run, "C2-E2"), (run / "report.html").read_text(encoding="utf-8")
+    assert "1,499,499 more characters" in page and len(page) <= 60_000 and 'class="task failing"' in main
+    monkeypatch.setattr(report_html, "PAGE_CHARS", len(main) - 1)
+    write_html_report(run)
+    shorter = (run / "report.html").read_text(encoding="utf-8")
+    assert "Every attempt is on its task&#39;s page only" in shorter and 'class="task failing"' not in shorter
+    assert len(shorter) < len(main)
+
+
 def test_an_unscored_attempt_shows_its_error_and_a_run_without_a_report_still_has_a_page(oracle_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(oracle_run, run)

@@ -41,6 +41,12 @@ attempt's tool calls, database rows, transcript and usage as shown), `handoff_gr
 a pack's handoffs), `word_diff` (said beside heard), `sources` (the packs and task files a run names),
 `formatting` (how values read, where pages are), `redaction` (secrets kept off the pages); this module
 renders and writes the pages, and is the `callm report` command.
+
+A page is bounded whatever a model wrote (a call's trajectory may hold 2,000,000 characters, a task
+5 of them): a value longer than `SHOWN_CHARS` is cut where it is shown, saying how much was cut (the
+trajectory file keeps it whole); a page still over `PAGE_CHARS` is drawn again with values cut to
+`CUT_CHARS`; and a main page still over it shows its failing attempts on their task pages only, saying
+so. The limits never touch what an oracle run shows (tests/test_bounds.py).
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Collection
+from typing import Any, Callable, Collection
 
 import jinja2
 
@@ -62,6 +68,44 @@ from pytest_callm.report.formatting import flat_settings  # noqa: F401  (leaderb
 from pytest_callm.report.redaction import redact  # noqa: F401  (leaderboard.py imports it from here)
 from pytest_callm.report.redaction import secret_variables, strike_secrets
 from pytest_callm.report.sources import ReportError
+
+
+SHOWN_CHARS = 10_000  # a value on a page: a long tool result reads whole, a model's flood does not
+PAGE_CHARS = 4_000_000  # a page: past it, values are cut to CUT_CHARS
+CUT_CHARS = 500
+
+
+def clipped(value: Any, limit: int) -> Any:
+    """The page's context with every text longer than `limit` cut, saying how much was cut."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return (f"{value[:limit]} … [{len(value) - limit:,} more characters, cut from the page; the attempt's "
+                "trajectory file holds them all]")
+    if isinstance(value, dict):
+        return {k: clipped(v, limit) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(clipped(v, limit) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(clipped(v, limit) for v in value)
+    return value
+
+
+def bounded(template: str, context: Callable[[], dict[str, Any]], *, main: bool = False) -> str:
+    """A page rendered within PAGE_CHARS (see the module's docstring)."""
+    ctx = context()
+    for limit in (SHOWN_CHARS, CUT_CHARS):
+        page = environment().get_template(template).render(**clipped(ctx, limit))
+        if len(page) <= PAGE_CHARS:
+            return page
+    if main:  # failing attempts in full: on their task pages only
+        ctx = clipped(context(), CUT_CHARS)
+        for t in ctx["tasks"]:
+            t["full"] = []
+        ctx["notes"] = [*ctx["notes"], f"Every attempt is on its task's page only (the task's link): with the "
+                                       f"failing ones in full, this page would hold {len(page):,} characters."]
+        page = environment().get_template(template).render(**ctx)
+    return page
 
 
 @functools.lru_cache(maxsize=1)
@@ -77,12 +121,12 @@ def render_report(run_dir: Path, packs_dirs: list[Path] | None = None, page_name
     """The main page."""
     builder = Builder(Path(run_dir), packs_dirs)
     builder.page_name = page_name
-    page = environment().get_template("report.html.j2").render(**builder.build())
+    page = bounded("report.html.j2", builder.build, main=True)
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
 def render_task_page(builder: "Builder", industry: str, task_id: str) -> str:
-    page = environment().get_template("task.html.j2").render(**builder.build_task(industry, task_id))
+    page = bounded("task.html.j2", lambda: builder.build_task(industry, task_id))
     return strike_secrets(page, secret_variables(builder.manifest))
 
 
@@ -133,7 +177,7 @@ def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, ou
     path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
     builder = Builder(Path(run_dir), packs_dirs)
     builder.page_name = path.name
-    write_page(path, strike_secrets(environment().get_template("report.html.j2").render(**builder.build()),
+    write_page(path, strike_secrets(bounded("report.html.j2", builder.build, main=True),
                                      secret_variables(builder.manifest)))
     skip = set(written)
     pages = write_task_pages(builder, path, [key for key in builder.grouped() if key not in skip])
