@@ -557,7 +557,8 @@ class CallmState:
                                  caller_config=self.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
                                  packs=packs, root=self.config.rootpath,
-                                 python_tasks={r["task"]: r["sha256"] for r in python.values()})
+                                 python_tasks={r["task"]: r["sha256"] for r in python.values()},
+                                 custom_caller=self.custom_caller())
         self.release_check = self._check_release()
         if self.release_check is not None:
             manifest["release"] = self.release_check.to_json()
