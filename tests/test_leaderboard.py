@@ -22,6 +22,7 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -29,7 +30,9 @@ from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server_session  # noqa: F401  (fixture)
 from pytest_callm.cli import main as callm
 from pytest_callm.report import compare
-from pytest_callm.report.leaderboard import TIE_RULE, Figure, rank
+from pytest_callm.model.latency import p90
+from pytest_callm.report.choose import Budget, choose
+from pytest_callm.report.leaderboard import TIE_RULE, Figure, load, rank
 
 ATTEMPTS = ["--callm-attempts=4", "--callm-k=3"]
 KEY = "CALLM_TEST_BOARD_KEY"
@@ -476,3 +479,141 @@ def test_compare_merge_and_leaderboard_word_a_bad_folder_alike(runs, tmp_path, c
         assert leaderboard(capsys, runs["oracle"], bad, "--out", tmp_path / "b") == (2, f"callm leaderboard: {said}\n")
     code, err = leaderboard(capsys, runs["oracle"], tmp_path / "nowhere", "--out", tmp_path / "b")
     assert (code, err) == (2, f"callm leaderboard: {tmp_path / 'nowhere'}: no such directory\n")
+
+
+# Choosing a model within budgets ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rows(runs):
+    ranked_and_apart, _ = load([runs[n] for n in ("oracle", "good", "weak", "scripted", "selfie")], force=False)
+    return {r.name: r for r in ranked_and_apart}, ranked_and_apart
+
+
+def names(chosen) -> list[str]:
+    return [r.name for r in chosen]
+
+
+def test_the_p90_of_a_row_is_that_of_every_request_of_its_run(runs, rows):
+    by_name, _ = rows
+    ttfts = [t for a in report(runs["good"])["attempts"] for t in a["usage"]["ttft_ms"]]
+    assert by_name["good"].ttft_p90_ms == p90(ttfts)
+    assert len(ttfts) == report(runs["good"])["usage"]["total"]["requests"]
+    assert by_name["good"].ttft_ms == report(runs["good"])["usage"]["total"]["ttft_median_ms"]
+    assert by_name["oracle"].ttft_p90_ms is None  # no model requests
+
+
+def test_choosing_offers_the_ranked_models_that_meet_both_budgets_in_ranking_order(rows):
+    by_name, all_rows = rows
+    good, weak = by_name["good"], by_name["weak"]
+    # No budget: every ranked model, none of those listed apart (not comparable).
+    assert names(choose(all_rows, Budget())[0]) == ["good", "weak"] and choose(all_rows, Budget())[1] == []
+
+    # A cost budget: a model whose cost is unknown does not meet it; a cost equal to the budget does.
+    chosen, missed = choose(all_rows, Budget(cost_per_hour=good.cost_per_hour))
+    assert names(chosen) == ["good"]
+    assert [(r.name, why) for r, why in missed] == [("weak", ["cost per hour unknown (usage not reported)"])]
+    chosen, missed = choose(all_rows, Budget(cost_per_hour=good.cost_per_hour / 2))
+    assert chosen == [] and missed[0][1] == [f"${good.cost_per_hour:,.2f} per hour, over ${good.cost_per_hour / 2:,.2f}"]
+
+    # A latency budget at the lower of the two medians: exactly the models at or under it.
+    low = min(good.ttft_ms, weak.ttft_ms)
+    chosen, missed = choose(all_rows, Budget(ttft_ms=low))
+    assert names(chosen) == [r.name for r in (good, weak) if r.ttft_ms <= low]
+    for r, why in missed:
+        assert why == [f"median TTFT {r.ttft_ms:,.0f} ms, over {low:,.0f} ms"] and r.ttft_ms > low
+
+    # The same budget on the p90: a run's p90 is over its median here (its requests' times vary), so a
+    # budget at good's median keeps good on the median and not on the p90.
+    assert good.ttft_p90_ms > good.ttft_ms
+    assert "good" in names(choose(all_rows, Budget(ttft_ms=good.ttft_ms))[0])
+    chosen, missed = choose(all_rows, Budget(ttft_ms=good.ttft_ms, statistic="p90"))
+    assert "good" not in names(chosen)
+    assert dict((r.name, why) for r, why in missed)["good"] == [
+        f"p90 TTFT {good.ttft_p90_ms:,.0f} ms, over {good.ttft_ms:,.0f} ms"]
+
+    # Both budgets: both must hold.
+    both = Budget(ttft_ms=max(good.ttft_p90_ms, weak.ttft_p90_ms), statistic="p90", cost_per_hour=good.cost_per_hour)
+    assert names(choose(all_rows, both)[0]) == ["good"]
+    with pytest.raises(ValueError):
+        Budget(statistic="p95")
+
+
+def test_the_command_prints_the_choice_within_budgets(runs, rows, tmp_path, capsys):
+    good = rows[0]["good"]
+    assert callm(["leaderboard", str(runs["good"]), str(runs["weak"]), str(runs["oracle"]), "--out", str(tmp_path),
+                  "--cost-budget", repr(good.cost_per_hour)]) == 0
+    out = capsys.readouterr().out
+    assert "within budget (1 of 2 ranked):" in out and "good: pass^3" in out
+    assert "out  weak: cost per hour unknown (usage not reported)" in out
+    # The page's form starts from the same budget.
+    assert f'id="cost" min="0" step="any" value="{good.cost_per_hour}"' in (tmp_path / "choose.html").read_text()
+
+
+class Choice(HTMLParser):
+    """The choice page as Chromium left it: the models within budget, those outside with why, the frames."""
+
+    def __init__(self):
+        super().__init__()
+        self.chosen: list[str] = []
+        self.missed: dict[str, str] = {}
+        self.frames: dict[str, str | None] = {}
+        self._li: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr" and "data-model" in a:
+            self.chosen.append(a["data-model"])
+        elif tag == "li" and "data-model" in a:
+            self._li = a["data-model"]
+            self.missed[self._li] = ""
+        elif tag == "iframe":
+            self.frames[a["id"]] = a.get("src")
+
+    def handle_endtag(self, tag):
+        if tag == "li":
+            self._li = None
+
+    def handle_data(self, data):
+        if self._li:
+            self.missed[self._li] += data
+
+
+def open_choice(chromium: str, board: Path, profile: Path, **query: str) -> Choice:
+    """Open choose.html as its GET form submits it: the budgets and the side-by-side choice in the query."""
+    url = (board / "choose.html").as_uri() + ("?" + urlencode(query) if query else "")
+    dom, _ = bench._dump(chromium, profile, url)
+    page = Choice()
+    page.feed(dom)
+    return page
+
+
+def test_the_choice_page_filters_by_budget_in_chromium_as_choose_does(rows, board, chromium, tmp_path):
+    by_name, all_rows = rows
+    good = by_name["good"]
+    # With no budget: every ranked model, none listed apart; the first two side by side once a task is chosen.
+    page = open_choice(chromium, board, tmp_path / "p0")
+    assert page.chosen == ["good", "weak"] and page.missed == {}
+    assert page.frames == {"frame-a": None, "frame-b": None}
+
+    budget = Budget(ttft_ms=good.ttft_ms, statistic="p90", cost_per_hour=good.cost_per_hour)
+    page = open_choice(chromium, board, tmp_path / "p1", stat="p90", ttft=repr(good.ttft_ms),
+                       cost=repr(good.cost_per_hour), task="vet_clinic/C2-E2", attempt="2", a="good", b="weak")
+    chosen, missed = choose(all_rows, budget)
+    assert page.chosen == names(chosen) == []  # good's p90 is over its median; weak has no cost
+    assert list(page.missed) == ["good", "weak"] == [r.name for r, _ in missed]
+    assert page.missed["weak"] == "weak (rank =1): " + "; ".join(dict((r.name, w) for r, w in missed)["weak"])
+    assert page.missed["good"].startswith("good (rank =1): p90 TTFT ")
+
+    page = open_choice(chromium, board, tmp_path / "p2", stat="median", ttft=repr(good.ttft_ms),
+                       cost=repr(good.cost_per_hour), task="vet_clinic/C2-E2", attempt="2", a="good", b="weak")
+    assert page.chosen == names(choose(all_rows, Budget(ttft_ms=good.ttft_ms, cost_per_hour=good.cost_per_hour))[0])
+    assert page.chosen == ["good"]
+    # The same attempt of the same task from both models, from the board's own copies of their pages.
+    for frame, model in (("frame-a", "good"), ("frame-b", "weak")):
+        src = page.frames[frame]
+        assert src == f"runs/{model}/report/vet_clinic/C2-E2.html#vet_clinic-C2-E2-attempt-2"
+        target = board / src.split("#")[0]
+        assert 'id="vet_clinic-C2-E2-attempt-2"' in target.read_text()
+    assert "<script src" not in (board / "choose.html").read_text()
+    assert "http" not in (board / "choose.html").read_text()
