@@ -459,3 +459,52 @@ ready_timeout_s = 60
     while not all(gone(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(gone(p) for p in pids)
+
+
+def test_a_small_run_shows_each_call_as_it_plays(model_project, agent_server):
+    """Issue 30: a small run of a real model printed nothing until its call ended (the local model: minutes).
+    The server holds the model's first request; the call's opening is on the terminal meanwhile, and the
+    rest (tool calls, how it ended) follows once the server answers."""
+    import queue
+    import subprocess
+    import sys
+    import threading
+
+    agent_server.state.hold = threading.Event()  # clear: every request waits after its first chunk
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--callm-model=local",
+                             "-k", f"{TASK} and attempt-1", "tasks"], cwd=model_project.path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout] + [lines.put(None)], daemon=True).start()
+    head = f"callm: vet_clinic/{TASK} attempt 1"
+    seen: list[str] = []
+    try:
+        while not any(line.startswith(head) and "caller: " + CALLER_LINE in line for line in seen):
+            line = lines.get(timeout=120)  # a guard against a hang, not a bound on speed
+            assert line is not None, "".join(seen)
+            seen.append(line)
+        # The model's first request arrives and is held: the call is playing, its opening already shown.
+        deadline = time.monotonic() + 120  # a guard against a hang, not a bound on speed
+        while not any(r["end"] is None for r in agent_server.log):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(seen)
+            time.sleep(0.05)
+        assert proc.poll() is None
+        assert f"{head}: playing\n" in seen and not any("ended (" in line for line in seen)
+    finally:
+        agent_server.state.hold.set()
+    while (line := lines.get(timeout=120)) is not None:  # the rest, to the end of the run
+        seen.append(line)
+    proc.wait(timeout=120)
+    text = "".join(seen)
+    assert re.search(rf"{re.escape(head)} +[\d.]+ s  agent \(reception\): ", text), text[-3000:]
+    assert re.search(rf"{re.escape(head)} +[\d.]+ s  \w+ calls book_appointment\(.*\): ok", text), text[-3000:]
+    assert re.search(rf"{re.escape(head)}: ended \(agent_end_call\) after \d+ exchanges", text), text[-3000:]
+    assert proc.returncode == 0, text[-3000:]
+
+
+def test_a_quiet_run_or_the_oracle_shows_no_call_as_it_plays(model_project):
+    for args in (["--callm-model=local", "-q"], ["--callm-model=oracle"]):
+        result = model_project.runpytest_subprocess(*args, "-k", f"{TASK} and attempt-1")
+        result.assert_outcomes(passed=1)
+        assert f"callm: vet_clinic/{TASK} attempt 1" not in result.stdout.str()

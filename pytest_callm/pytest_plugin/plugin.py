@@ -41,6 +41,7 @@ from pytest_callm.saved.rundir import (RunDir, RunDirError, RunDirWriteError, de
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.stopping import StopOnTerm, leave_pid
 from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
+from pytest_callm.pytest_plugin.live_calls import PROGRESS_MIN_ATTEMPTS
 from pytest_callm.runs.attempts import AttemptRunner
 from pytest_callm.runs.runtime import Runtime
 from pytest_callm.report.task_pages import TaskPages
@@ -58,7 +59,6 @@ from pytest_callm.report.summary import render, render_usage
 
 SERVED_URL = "callm_served_base_url"  # workerinput key: the URL of the --callm-serve server
 SERVED_CALLER_URL = "callm_served_caller_base_url"  # and of the caller's, when the model plays it (`self`)
-PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
 RUN_DIR = "callm_run_dir"  # workerinput key: where this run saves its attempts
 RESCORE_FROM = "callm_rescore_from"  # workerinput key: the run directory being rescored
 LATENCY_SAMPLE = "callm_latency_sample"  # workeroutput key: the requests a worker kept for the replay

@@ -19,11 +19,12 @@ what `callm leaderboard --ttft-budget/--cost-budget` prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pytest_callm.report.leaderboard import Row
+# A row is the leaderboard's (leaderboard.Row); named here without importing it: the leaderboard imports this.
+Row = Any
 
 STATISTICS = ("median", "p90")
 PAGE = "choose.html"
@@ -40,16 +41,16 @@ class Budget:
             raise ValueError(f"TTFT statistic {self.statistic!r}: one of {', '.join(STATISTICS)}")
 
 
-def ttft(row: "Row", statistic: str) -> float | None:
+def ttft(row: Row, statistic: str) -> float | None:
     return row.ttft_ms if statistic == "median" else row.ttft_p90_ms
 
 
-def known_cost(row: "Row") -> float | None:
+def known_cost(row: Row) -> float | None:
     """The cost per hour a budget can be held against: none when unknown or only a lower bound."""
     return None if row.cost_note or row.cost_partial else row.cost_per_hour
 
 
-def misses(row: "Row", budget: Budget) -> list[str]:
+def misses(row: Row, budget: Budget) -> list[str]:
     """What `row` misses of `budget`, in words; empty when it meets both (a figure equal to a budget meets it)."""
     out = []
     if budget.ttft_ms is not None:
@@ -67,7 +68,7 @@ def misses(row: "Row", budget: Budget) -> list[str]:
     return out
 
 
-def choose(rows: list["Row"], budget: Budget) -> tuple[list["Row"], list[tuple["Row", list[str]]]]:
+def choose(rows: list[Row], budget: Budget) -> tuple[list[Row], list[tuple[Row, list[str]]]]:
     """The ranked rows that meet the budget, in ranking order, and the ranked rows that do not, with why."""
     chosen, missed = [], []
     for row in rows:
@@ -81,7 +82,7 @@ def choose(rows: list["Row"], budget: Budget) -> tuple[list["Row"], list[tuple["
     return chosen, missed
 
 
-def attempt_pages(row: "Row") -> dict[str, dict[str, Any]]:
+def attempt_pages(row: Row) -> dict[str, dict[str, Any]]:
     """Each task of the row's run, `industry/task`: its page in the board's copy of the run's report and
     the attempt numbers it holds (each attempt is `page#id` there)."""
     from pytest_callm.report.report_html import slug, task_page
@@ -100,21 +101,19 @@ def attempt_pages(row: "Row") -> dict[str, dict[str, Any]]:
     return dict(sorted(out.items()))
 
 
-def page_data(rows: list["Row"]) -> list[dict[str, Any]]:
-    """What the page's script reads: the ranked rows, in ranking order."""
-    from pytest_callm.report.leaderboard import ci, cost, pct
-
-    return [{"name": r.name, "rank": r.rank_label, "page": r.page, "report": r.report_copy,
-             "passk": pct(r.overall.pass_k.estimate), "passk_ci": ci(r.overall.pass_k),
-             "pass1": pct(r.overall.pass_at_1.estimate), "tasks": r.overall.tasks,
-             "ttft": {"median": r.ttft_ms, "p90": r.ttft_p90_ms}, "cost": known_cost(r),
-             "cost_label": cost(r, "hour"), "cost_unknown": r.cost_note or ("a lower bound only" if r.cost_partial else None),
+def page_data(rows: list[Row], labels: Callable[[Row], dict[str, str]]) -> list[dict[str, Any]]:
+    """What the page's script reads: the ranked rows, in ranking order; `labels(row)` gives the figures
+    as the leaderboard writes them (passk, passk_ci, pass1, cost_label)."""
+    return [{"name": r.name, "rank": r.rank_label, "page": r.page, "report": r.report_copy, **labels(r),
+             "tasks": r.overall.tasks, "ttft": {"median": r.ttft_ms, "p90": r.ttft_p90_ms}, "cost": known_cost(r),
+             "cost_unknown": r.cost_note or ("a lower bound only" if r.cost_partial else None),
              "pages": attempt_pages(r)}
             for r in rows if r.apart is None]
 
 
-def context(rows: list["Row"], title: str, passk: str, budget: Budget) -> dict[str, Any]:
-    models = page_data(rows)
+def context(rows: list[Row], title: str, passk: str, budget: Budget,
+            labels: Callable[[Row], dict[str, str]]) -> dict[str, Any]:
+    models = page_data(rows, labels)
     return {"title": title, "passk": passk, "models": models, "budget": budget, "statistics": STATISTICS,
             "apart": [r for r in rows if r.apart is not None],
             "tasks": sorted({key for m in models for key in m["pages"]}),

@@ -707,6 +707,12 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
     }
 
 
+def labels(row: Row) -> dict[str, str]:
+    """A row's figures as the pages write them, for the choice page's script."""
+    return {"passk": pct(row.overall.pass_k.estimate), "passk_ci": ci(row.overall.pass_k),
+            "pass1": pct(row.overall.pass_at_1.estimate), "cost_label": cost(row, "hour")}
+
+
 def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = None,
           budget: choice.Budget | None = None) -> Path:
     """Write index.html, choose.html (its form set to `budget`), leaderboard.md, the model pages and the
@@ -722,7 +728,7 @@ def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = N
     page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or []))
     write_page(index, strike_secrets(page, secrets))
     page = env.get_template("leaderboard_choose.html.j2").render(
-        **choice.context(rows, title, passk_name(rows), budget or choice.Budget()))
+        **choice.context(rows, title, passk_name(rows), budget or choice.Budget(), labels))
     write_page(out / choice.PAGE, strike_secrets(page, secrets))
     write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title), secrets))
     return index
