@@ -617,3 +617,19 @@ def test_the_choice_page_filters_by_budget_in_chromium_as_choose_does(rows, boar
         assert 'id="vet_clinic-C2-E2-attempt-2"' in target.read_text()
     assert "<script src" not in (board / "choose.html").read_text()
     assert "http" not in (board / "choose.html").read_text()
+
+
+def test_a_run_saved_before_the_caller_was_recorded_is_read_from_its_configs(runs, tmp_path):
+    """Runs saved before the manifest said who played the caller: the oracle has none, a model named as
+    its own caller plays itself, and a caller model is taken at its config's word, marked so."""
+    old = {}
+    for name in ("oracle", "good", "selfie"):
+        old[name] = shutil.copytree(runs[name], tmp_path / name)
+        data = manifest(old[name])
+        del data["caller"]
+        (old[name] / "manifest.json").write_text(json.dumps(data))
+    rows, _ = load(list(old.values()), force=False)
+    by_name = {r.name: r for r in rows}
+    assert by_name["oracle"].caller_label == "none" and by_name["oracle"].apart.startswith("not a CALLM result")
+    assert by_name["selfie"].caller_label == "the model itself"
+    assert by_name["good"].caller_label == "caller-bot (as configured; not recorded)" and by_name["good"].apart is None
