@@ -633,3 +633,89 @@ def test_a_run_saved_before_the_caller_was_recorded_is_read_from_its_configs(run
     assert by_name["oracle"].caller_label == "none" and by_name["oracle"].apart.startswith("not a CALLM result")
     assert by_name["selfie"].caller_label == "the model itself"
     assert by_name["good"].caller_label == "caller-bot (as configured; not recorded)" and by_name["good"].apart is None
+
+
+class DevTools:
+    """Headless Chromium driven over its DevTools pipe (`--remote-debugging-pipe`: JSON messages ended by
+    a NUL byte, commands on the browser's fd 3, replies on its fd 4), so a test can type into a page."""
+
+    def __init__(self, chromium: str, profile: Path):
+        commands_r, self._commands = os.pipe()
+        self._replies, replies_w = os.pipe()
+
+        def pipes():  # in the browser's process, before it starts: its fds 3 and 4
+            os.dup2(commands_r, 3)
+            os.dup2(replies_w, 4)
+
+        self.proc = subprocess.Popen([chromium, *bench.FLAGS, f"--user-data-dir={profile}",
+                                      "--remote-debugging-pipe", "about:blank"], preexec_fn=pipes, pass_fds=(3, 4),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(commands_r)
+        os.close(replies_w)
+        self._buffer, self._id, self.session = b"", 0, None
+
+    def send(self, method: str, **params):
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:  # replies and events, in order, until this command's reply
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._replies, 65536)
+                assert chunk, "Chromium closed its DevTools pipe"
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                assert "error" not in reply, reply
+                return reply["result"]
+
+    def open(self, url: str) -> None:
+        target = self.send("Target.createTarget", url=url)["targetId"]
+        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        while self.evaluate("document.readyState") != "complete":  # the page's own load, however long
+            pass
+
+    def evaluate(self, expression: str):
+        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def type_into(self, field: str, text: str) -> None:
+        """Focus the field, select what it holds, and type `text` over it, as a keyboard does."""
+        self.evaluate(f"document.getElementById({field!r}).focus(); document.getElementById({field!r}).select()")
+        self.send("Input.insertText", text=text)
+
+    def clear(self, field: str) -> None:
+        self.evaluate(f"const f = document.getElementById({field!r}); f.value = '';"
+                      "f.dispatchEvent(new Event('input', {bubbles: true}))")
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        except AssertionError:
+            pass
+        self.proc.wait(timeout=60)
+
+
+def test_typing_budgets_into_the_choice_page_filters_at_once(rows, board, chromium, tmp_path):
+    """The same rule as `choose`, applied as the reader types (no submit), in headless Chromium."""
+    by_name, all_rows = rows
+    good, weak = by_name["good"], by_name["weak"]
+    browser = DevTools(chromium, tmp_path / "profile")
+    chosen = "[...document.querySelectorAll('#chosen tbody tr')].map(tr => tr.dataset.model)"
+    try:
+        browser.open((board / "choose.html").as_uri())
+        assert browser.evaluate(chosen) == ["good", "weak"]
+        low = min(good.ttft_ms, weak.ttft_ms)
+        browser.type_into("ttft", repr(low))
+        assert browser.evaluate(chosen) == names(choose(all_rows, Budget(ttft_ms=low))[0])
+        browser.clear("ttft")
+        browser.type_into("cost", repr(good.cost_per_hour))
+        assert browser.evaluate(chosen) == ["good"]
+        browser.evaluate("const s = document.getElementById('stat'); s.value = 'p90';"
+                         "s.dispatchEvent(new Event('change', {bubbles: true}))")
+        browser.type_into("ttft", repr(good.ttft_ms))  # good's p90 is over its median
+        assert browser.evaluate(chosen) == names(choose(all_rows, Budget(good.ttft_ms, "p90", good.cost_per_hour))[0])
+        assert browser.evaluate(chosen) == []
+    finally:
+        browser.close()
