@@ -2,11 +2,18 @@
 
 One row per model (one run directory each, read by saved/reader.py), written as
 
-    DIR/index.html            the ranking, its legend and four plots (inline SVG: no script, nothing
-                              fetched, so the page opens from file:// offline)
-    DIR/leaderboard.md        the same ranking as a Markdown table, for a README or a PR comment
+    DIR/index.html            the ranking, the rows listed apart, its legend and four plots (inline SVG:
+                              no script, nothing fetched, so the page opens from file:// offline)
+    DIR/leaderboard.md        the same as Markdown tables, for a README or a PR comment
     DIR/models/<name>.html    a page per model: settings as run, results per industry and category,
-                              latency and cost, and a link to the run's own report.html
+                              latency and cost, and a link to its run's report
+    DIR/choose.html           the models within a latency and a cost budget (choose.py)
+    DIR/runs/<name>/          a copy of the run's report.html and task pages: every link stays inside
+                              DIR, so the board opens wherever it is copied
+
+Only CALLM results are ranked: runs whose caller was the simulated caller on a model other than the
+one under test (the manifest's `caller`), on one task set, scored by one verifier with one k (the set
+with the most tasks). The others are listed apart, unranked, each saying why (`arrange`).
 
 A row shows pass^k and pass@1 with their 95% bootstrap intervals (from the report, or computed from
 its attempts with stats.py when the report has none), per industry and as the unweighted mean across
@@ -29,7 +36,8 @@ chaining down a whole table of close neighbours.
 Refused (exit code 2, the reason on stderr): a folder that is not a finished run; two runs of one model
 (shards of one run: "join them first: callm merge ..."; otherwise both are named); runs scored on
 another task set or by another verifier (the hashes `callm compare` refuses on), or with another k,
-unless `--force`, which ranks them anyway under a warning line.
+unless `--force`, which shows them under a warning line, those that differ from the ranked ones
+listed apart.
 """
 
 from __future__ import annotations
