@@ -87,7 +87,9 @@ def synthetic_runs(source: Path, dest: Path, count: int, seed: int = 7) -> list[
             attempts.append(a)
         built = build_report(attempts, name, report["k"], "clean")
         built["usage"] = _usage(i, len(attempts))
-        write_json(run / "manifest.json", {**manifest, "comparable": {**manifest["comparable"], "model": name}})
+        # Each stands for a CALLM result (a simulated caller on a model of its own), so it is ranked.
+        write_json(run / "manifest.json", {**manifest, "caller": {"kind": "model", "name": "caller-model"},
+                                           "comparable": {**manifest["comparable"], "model": name}})
         RunDir(run).write_report(built)
         out.append(run)
     return out

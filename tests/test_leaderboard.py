@@ -1,10 +1,14 @@
-"""`callm leaderboard`: three real runs of the example tasks ranked into a page, a Markdown table and a
-page per model; the page opened in headless Chromium from file://; mixes that cannot be ranked refused.
+"""`callm leaderboard`: real runs of the example tasks ranked into a page, a Markdown table and a page
+per model; the page opened in headless Chromium from file://; mixes that cannot be ranked refused, and
+runs that are not CALLM results listed apart with why.
 
-The runs (4 attempts per task, pass^3): the oracle; `good`, the scripted local server playing the
-answer key of C2-E2 in every task (it passes C2-E2 only), with list prices; `weak`, the same server
-ending every call at once, reporting no token usage, its first attempt failing on the model's side
-through every retry (one attempt not scored).
+The runs (4 attempts per task, pass^3), every model on the scripted local server:
+- CALLM results, the simulated caller on a caller model of its own (`caller-bot`, its lines played by
+  the server): `good`, playing the answer key of C2-E2 in every task (it passes C2-E2 only), with list
+  prices; `weak`, ending every call at once, reporting no token usage, its first attempt failing on
+  the model's side through every retry (one attempt not scored);
+- listed apart: the oracle (no caller); `scripted`, as `good` but against a conftest's scripted caller;
+  `selfie`, as `good` but its config names itself as the caller.
 """
 
 from __future__ import annotations
@@ -18,14 +22,17 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
-from openai_server import AnswerKeyAgent, openai_server_session  # noqa: F401  (fixture)
+from openai_server import AnswerKeyAgent, ScriptCaller, openai_server_session  # noqa: F401  (fixture)
 from pytest_callm.cli import main as callm
 from pytest_callm.report import compare
-from pytest_callm.report.leaderboard import TIE_RULE, Figure, rank
+from pytest_callm.model.latency import p90
+from pytest_callm.report.choose import Budget, choose
+from pytest_callm.report.leaderboard import TIE_RULE, Figure, load, rank
 
 ATTEMPTS = ["--callm-attempts=4", "--callm-k=3"]
 KEY = "CALLM_TEST_BOARD_KEY"
@@ -55,6 +62,9 @@ def _load_benchmark():
 bench = _load_benchmark()
 
 
+CALLER_LINES = ["I'd like to book a check-up for my dog Biscuit, please.", "Thanks, goodbye."]
+
+
 def play(project: Path, *args: str) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]), KEY: "sk-board"}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tasks", *ATTEMPTS, *args],
@@ -62,36 +72,54 @@ def play(project: Path, *args: str) -> None:
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory, openai_server_session) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("board")
-    project = root / "project"
+def project_for(root: Path, name: str, server, conftest: str | None = None) -> Path:
+    """A project holding the example pack and tasks, and the model configs on `server`."""
+    project = root / name
     shutil.copytree(EXAMPLE_PACK, project / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, project / "tasks" / "vet_clinic")
     (project / "pytest.ini").write_text("[pytest]\ncallm_model_configs = models\n"
                                         "callm_retry_backoff = 0.001\ncallm_concurrency = 1\n")
-    (project / "conftest.py").write_text(CONFTEST)
+    if conftest:
+        (project / "conftest.py").write_text(conftest)
     (project / "models").mkdir()
-    base = f'model = "scripted"\nbase_url = "{openai_server_session.base_url}"\napi_key_env = "{KEY}"\n'
-    (project / "models" / "good.toml").write_text(base + '\n[sampling]\ntemperature = 0.2\n' + PRICES)
-    (project / "models" / "weak.toml").write_text(base + PRICES)
+    base = f'base_url = "{server.base_url}"\napi_key_env = "{KEY}"\n'
+    (project / "models" / "caller-bot.toml").write_text('model = "caller-bot"\n' + base)
+    (project / "models" / "good.toml").write_text('model = "scripted"\ncaller = "caller-bot"\n' + base
+                                                  + '\n[sampling]\ntemperature = 0.2\n' + PRICES)
+    (project / "models" / "weak.toml").write_text('model = "scripted"\ncaller = "caller-bot"\n' + base + PRICES)
+    (project / "models" / "scripted.toml").write_text('model = "scripted"\n' + base + PRICES)
+    (project / "models" / "selfie.toml").write_text('model = "scripted"\ncaller = "self"\n' + base + PRICES)
+    return project
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, openai_server_session) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("board")
+    server = openai_server_session
+    project = project_for(root, "project", server)
+    scripted = project_for(root, "scripted-project", server, CONFTEST)
+
+    def answer_key():
+        server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / "C2-E2" / "task.json", EXAMPLE_PACK.parent),
+                     caller=ScriptCaller(CALLER_LINES), models=("scripted", "caller-bot"), delay_ms=5)
 
     play(project, "--callm-model=oracle", f"--callm-out={root / 'oracle'}")
-    openai_server_session.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / "C2-E2" / "task.json", EXAMPLE_PACK.parent),
-                                delay_ms=5)
-    play(project, "--callm-model=good", f"--callm-out={root / 'good'}")
-    openai_server_session.reset().script(*[{"status": 500}] * 10, *[END_CALL] * 60)
+    for name, where in (("good", project), ("scripted", scripted), ("selfie", project)):
+        answer_key()
+        play(where, f"--callm-model={name}", f"--callm-out={root / name}")
+    server.reset(caller=ScriptCaller(CALLER_LINES), models=("scripted", "caller-bot"))
+    server.script(*[{"status": 500}] * 10, *[END_CALL] * 60)
     play(project, "--callm-model=weak", f"--callm-out={root / 'weak'}")
-    openai_server_session.reset()
-    return {name: root / name for name in ("oracle", "good", "weak")}
+    server.reset()
+    return {name: root / name for name in ("oracle", "good", "weak", "scripted", "selfie")}
 
 
 @pytest.fixture(scope="module")
 def board(runs, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("out") / "board"
     # Given in another order than the ranking: the order of the arguments does not matter.
-    assert callm(["leaderboard", str(runs["weak"]), str(runs["oracle"]), str(runs["good"]), "--out", str(out),
-                  "--title", "Example board"]) == 0
+    assert callm(["leaderboard", *(str(runs[n]) for n in ("selfie", "weak", "oracle", "scripted", "good")),
+                  "--out", str(out), "--title", "Example board"]) == 0
     return out
 
 
@@ -99,10 +127,26 @@ def report(run: Path) -> dict:
     return json.loads((run / "report.json").read_text())
 
 
-def md_rows(board: Path) -> list[list[str]]:
+def manifest(run: Path) -> dict:
+    return json.loads((run / "manifest.json").read_text())
+
+
+def md_tables(board: Path) -> tuple[list[list[str]], list[list[str]]]:
+    """The Markdown's ranked rows and the rows listed apart, as cells."""
     lines = (board / "leaderboard.md").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| Rank"))
-    return [[c.strip() for c in line.strip("|").split(" | ")] for line in lines[start + 2:] if line.startswith("|")]
+
+    def table(head: str) -> list[list[str]]:
+        start = next((i for i, line in enumerate(lines) if line.startswith(head)), None)
+        if start is None:
+            return []
+        out = []
+        for line in lines[start + 2:]:
+            if not line.startswith("|"):
+                break
+            out.append([c.strip() for c in line.strip("|").split(" | ")])
+        return out
+
+    return table("| Rank"), table("| Model | Why")
 
 
 def fig(value: float | None) -> str:
@@ -126,31 +170,53 @@ def test_the_runs_played_as_the_module_says(runs):
     assert len(usages) == 31 and all(u["requests_without_usage"] == u["requests"] == 1 for u in usages)
 
 
-def test_the_table_ranks_by_pass_k_with_the_reports_figures(runs, board):
-    rows = md_rows(board)
-    assert [r[1] for r in rows] == ["oracle", "good", "weak"]
-    # The oracle's interval [100, 100] overlaps no other; weak's [0, 0] overlaps good's: they share rank 2.
-    assert [r[0] for r in rows] == ["1", "=2", "=2"]
-    head = (board / "leaderboard.md").read_text().splitlines()[2]
-    assert head.startswith("| Rank | Model | pass^3 (95% CI) | pass@1 (95% CI) | vet_clinic pass^3 | TTFT (median) |")
-    for row in rows:
-        summary = report(runs[row[1]])["summary"]
+def test_each_manifest_records_who_played_the_caller(runs):
+    assert {name: manifest(run)["caller"] for name, run in runs.items()} == {
+        "oracle": {"kind": "none", "name": "none"},
+        "good": {"kind": "model", "name": "caller-bot"}, "weak": {"kind": "model", "name": "caller-bot"},
+        "scripted": {"kind": "plugin", "name": "pytest_callm_make_caller"},
+        "selfie": {"kind": "self", "name": "selfie"}}
+
+
+def test_only_callm_results_are_ranked_the_others_listed_apart_with_why(runs, board):
+    ranked, apart = md_tables(board)
+    # good's pass^3 interval reaches down to weak's 0: they share the rank.
+    assert [(r[0], r[1]) for r in ranked] == [("=1", "good"), ("=1", "weak")]
+    assert [(r[0], r[1]) for r in apart] == [
+        ("oracle", "not a CALLM result: no caller (the oracle replays the answer keys: a check of the tasks)"),
+        ("scripted", "not a CALLM result: a scripted caller of the project's own (pytest_callm_make_caller), "
+                     "not the simulated caller"),
+        ("selfie", "not a CALLM result: the model plays its own caller")]
+    # Tasks, attempts scored (and a task) and the caller, on every row.
+    assert [r[5:8] for r in ranked] == [["8", "32 (4 a task)", "caller-bot"], ["8", "31 (4 a task)", "caller-bot"]]
+    assert [r[5:8] for r in apart] == [["8", "32 (4 a task)", "none"],
+                                       ["8", "32 (4 a task)", "scripted: pytest_callm_make_caller"],
+                                       ["8", "32 (4 a task)", "the model itself"]]
+
+
+def test_the_table_shows_the_reports_figures(runs, board):
+    ranked, apart = md_tables(board)
+    head = (board / "leaderboard.md").read_text().splitlines()[4]
+    assert head.startswith("| Rank | Model | pass^3 (95% CI) | pass@1 (95% CI) | vet_clinic pass^3 | tasks | "
+                           "attempts scored | caller | TTFT (median) |")
+    for row in ranked + apart:
+        summary = report(runs[row[1] if row in ranked else row[0]])["summary"]
         overall, iv = summary["overall"], summary["intervals"]["overall"]
         assert row[2] == f"{fig(overall['pass_k'])} {interval(iv['pass_k'])}"
         assert row[3] == f"{fig(overall['pass_at_1'])} {interval(iv['pass_at_1'])}"
         assert row[4] == fig(summary["industries"]["vet_clinic"]["pass_k"])
     good_usage = report(runs["good"])["usage"]["total"]
-    assert rows[1][5] == f"{good_usage['ttft_median_ms']:,.0f} ms" and good_usage["ttft_median_ms"] >= 5
-    assert rows[1][6] == f"${good_usage['cost_per_call']:,.4f}" and good_usage["cost_per_call"] > 0
-    assert rows[0][5:9] == ["n/a", "no model requests", "no model requests", "0"]
+    assert ranked[0][8] == f"{good_usage['ttft_median_ms']:,.0f} ms" and good_usage["ttft_median_ms"] >= 5
+    assert ranked[0][9] == f"${good_usage['cost_per_call']:,.4f}" and good_usage["cost_per_call"] > 0
+    assert apart[0][8:12] == ["n/a", "no model requests", "no model requests", "0"]
     # weak's server reported no usage: its cost is unknown, never $0.
-    assert rows[2][6:9] == ["usage not reported", "usage not reported", "1"]
+    assert ranked[1][9:12] == ["usage not reported", "usage not reported", "1"]
     assert TIE_RULE.format(k=3) in (board / "leaderboard.md").read_text()
 
 
 def test_the_table_is_the_same_text_each_time(runs, board, tmp_path):
-    assert callm(["leaderboard", str(runs["good"]), str(runs["weak"]), str(runs["oracle"]), "--out", str(tmp_path),
-                  "--title", "Example board"]) == 0
+    assert callm(["leaderboard", *(str(runs[n]) for n in ("good", "scripted", "weak", "oracle", "selfie")),
+                  "--out", str(tmp_path), "--title", "Example board"]) == 0
     assert (tmp_path / "leaderboard.md").read_bytes() == (board / "leaderboard.md").read_bytes()
 
 
@@ -164,8 +230,55 @@ def test_a_model_page_shows_the_settings_results_and_the_runs_report(runs, board
         category = key.split("/")[1]
         assert f"<td>vet_clinic</td><td>{category}</td><td class=\"num\">{group['tasks']}</td>" in page
     link = re.search(r'id="run-report" href="([^"]+)"', page).group(1)
-    assert not link.startswith(("/", "file:")) and (board / "models" / link).resolve() == runs["good"] / "report.html"
+    assert link == "../runs/good/report.html"
+    assert (board / "runs" / "good" / "report.html").read_bytes() == (runs["good"] / "report.html").read_bytes()
     assert 'href="../index.html"' in page
+
+
+def caller_section(page: str) -> str:
+    return re.search(r"<h4>caller</h4>(.*?)</div>", page, re.S).group(1)
+
+
+def test_a_model_page_names_who_played_the_caller(board):
+    scripted = caller_section((board / "models" / "scripted.html").read_text())
+    assert "scripted: pytest_callm_make_caller" in scripted
+    assert "gpt-5" not in scripted and "scripted.toml" not in scripted  # no caller config: none played
+    assert "the model itself" in caller_section((board / "models" / "selfie.html").read_text())
+    good = caller_section((board / "models" / "good.html").read_text())
+    assert "caller-bot" in good and "base_url" in good  # the caller model's settings as run
+    assert "not a CALLM result: the model plays its own caller" in (board / "models" / "selfie.html").read_text()
+
+
+HREF = re.compile(r'(?:href|src)="([^"#?]+)[^"]*"')
+
+
+def test_the_board_copied_elsewhere_keeps_every_link(runs, board, tmp_path):
+    """Every link of the pages leads to a file inside the board: a copy opens whole, with the runs gone."""
+    copy = tmp_path / "published" / "board"
+    shutil.copytree(board, copy)
+    pages = [copy / "index.html", copy / "choose.html", *(copy / "models").glob("*.html")]
+    checked = 0
+    for page in pages:
+        for target in HREF.findall(page.read_text()):
+            assert not target.startswith(("/", "file:", "http")), (page, target)
+            assert (page.parent / target).resolve().is_relative_to(copy.resolve()), (page, target)
+            assert (page.parent / target).is_file(), (page, target)
+            checked += 1
+    assert checked > 20
+    text = (copy / "index.html").read_text()
+    assert "copy of its pages in runs/ beside this page" in text
+    assert {p.name for p in (copy / "runs").iterdir()} == set(runs)
+    # The copied task pages hold every attempt, for the side-by-side view.
+    task = copy / "runs" / "good" / "report" / "vet_clinic" / "C2-E2.html"
+    assert 'id="vet_clinic-C2-E2-attempt-4"' in task.read_text()
+
+
+def test_no_cost_plot_is_drawn_when_no_model_has_a_cost(runs, tmp_path):
+    assert callm(["leaderboard", str(runs["weak"]), str(runs["oracle"]), "--out", str(tmp_path)]) == 0
+    page = (tmp_path / "index.html").read_text()
+    assert 'id="plot-cost"' not in page and 'id="no-costs"' in page
+    assert "No costs recorded" in page and "Left out: weak (no cost per hour)." in page
+    assert 'id="plot-ttft"' in page  # weak's requests were timed
 
 
 # In a browser ----------------------------------------------------------------------------------
@@ -184,8 +297,9 @@ class Dom(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "tr" and "data-rank" in a:
-            self.rows.append({"rank": a["data-rank"], "model": a["data-model"], "cells": {}})
+        if tag == "tr" and "data-model" in a:
+            self.rows.append({"rank": a.get("data-rank"), "model": a["data-model"], "apart": a.get("data-apart"),
+                              "cells": {}})
         elif tag == "td" and self.rows and a.get("class"):
             self._cell = a["class"].split()[1] if len(a["class"].split()) > 1 else a["class"]
             self.rows[-1]["cells"][self._cell] = ""
@@ -221,35 +335,48 @@ def test_the_page_opens_from_file_in_chromium_with_ranking_intervals_and_plots(r
     dom, _ = bench._dump(chromium, tmp_path / "profile", (board / "index.html").as_uri())
     page = Dom()
     page.feed(dom)
-    assert [(r["rank"], r["model"]) for r in page.rows] == [("1", "oracle"), ("=2", "good"), ("=2", "weak")]
+    assert [(r["rank"], r["model"]) for r in page.rows] == [("=1", "good"), ("=1", "weak"), (None, "oracle"),
+                                                            (None, "scripted"), (None, "selfie")]
+    assert [bool(r["apart"]) for r in page.rows] == [False, False, True, True, True]
+    assert page.rows[4]["cells"]["why"] == "not a CALLM result: the model plays its own caller"
     iv = report(runs["good"])["summary"]["intervals"]["overall"]
-    assert page.rows[1]["cells"]["passk"] == f"{fig(report(runs['good'])['summary']['overall']['pass_k'])}" \
+    assert page.rows[0]["cells"]["passk"] == f"{fig(report(runs['good'])['summary']['overall']['pass_k'])}" \
                                              f"{interval(iv['pass_k'])}"
-    assert interval(iv["pass_at_1"]) in page.rows[1]["cells"]["pass1"]
-    assert page.rows[2]["cells"]["cost-hour"] == "usage not reported" and page.rows[2]["cells"]["unscored"] == "1"
+    assert interval(iv["pass_at_1"]) in page.rows[0]["cells"]["pass1"]
+    assert page.rows[0]["cells"]["caller"] == "caller-bot" and page.rows[0]["cells"]["tasks"] == "8"
+    assert page.rows[1]["cells"]["cost-hour"] == "usage not reported" and page.rows[1]["cells"]["unscored"] == "1"
     assert set(page.plots) == {"plot-gap", "plot-cost", "plot-ttft", "plot-industry-vet_clinic"}
-    assert page.plots["plot-gap"] == ["oracle", "good", "weak"] == page.plots["plot-industry-vet_clinic"]
-    assert page.plots["plot-cost"] == ["good"]  # the others have no cost: left out, with a note naming them
-    assert page.plots["plot-ttft"] == ["good", "weak"]  # the oracle made no requests
+    # The plots draw the ranked models only: the others are not comparable with them.
+    assert page.plots["plot-gap"] == ["good", "weak"] == page.plots["plot-industry-vet_clinic"]
+    assert page.plots["plot-cost"] == ["good"]  # weak has no cost: left out, with a note naming it
+    assert page.plots["plot-ttft"] == ["good", "weak"]
     text = " ".join(page.texts)
-    assert "Left out: oracle (no cost per hour), weak (no cost per hour)." in text
-    assert "Left out: oracle (no median time to first token)." in text
+    assert "Left out: weak (no cost per hour)." in text
     assert "1,000 ms: not conversational to the right" in text and "shares that rank" in text
     assert "<script" not in (board / "index.html").read_text() and "http" not in \
         (board / "index.html").read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
-def test_thirty_models_open_in_chromium_in_under_a_second(runs, chromium, tmp_path):
+def test_thirty_models_open_in_chromium_with_every_row_and_plot(runs, chromium, tmp_path):
+    """The open time is the benchmark's figure (benchmarks/leaderboard_open.py), printed here, not bounded:
+    what the test holds is that the page reaches its load event whole, and stays small."""
     made = bench.synthetic_runs(runs["oracle"], tmp_path / "runs", 30)
     assert callm(["leaderboard", *map(str, made), "--out", str(tmp_path / "board")]) == 0
-    loads = sorted(bench.load_ms(chromium, tmp_path / "board" / "index.html", tmp_path) for _ in range(3))
-    print(f"\n30 models: index.html opens to its load event in {loads[1]:.0f} ms (median of 3 in Chromium)")
-    assert loads[1] < 1000, loads
-    rows = md_rows(tmp_path / "board")
-    assert len(rows) == 30 and rows[0][1] == "model-00-a"
-    by_name = {r[1]: r for r in rows}
-    assert "(over 1 s)" in by_name["model-29-b"][5] and "(over 1 s)" not in by_name["model-01-b"][5]
-    assert by_name["model-05-b"][6] == "no prices" and by_name["model-07-b"][6] == "usage not reported"
+    index = tmp_path / "board" / "index.html"
+    print(f"\n30 models: index.html opens to its load event in "
+          f"{bench.load_ms(chromium, index, tmp_path):.0f} ms in Chromium (not a bound)")
+    dom, _ = bench._dump(chromium, tmp_path / "profile-30", index.as_uri())
+    page = Dom()
+    page.feed(dom)
+    assert len(page.rows) == 30 and all(r["rank"] for r in page.rows)
+    assert all(len(page.plots[p]) == 30 for p in ("plot-gap", "plot-industry-vet_clinic"))
+    # 30 models of 5 attempts of 8 tasks: the page grows with the models, not with their attempts.
+    assert index.stat().st_size < 30 * 12 * 1024, index.stat().st_size
+    ranked, _ = md_tables(tmp_path / "board")
+    assert len(ranked) == 30 and ranked[0][1] == "model-00-a"
+    by_name = {r[1]: r for r in ranked}
+    assert "(over 1 s)" in by_name["model-29-b"][8] and "(over 1 s)" not in by_name["model-01-b"][8]
+    assert by_name["model-05-b"][9] == "no prices" and by_name["model-07-b"][9] == "usage not reported"
 
 
 # Ties ------------------------------------------------------------------------------------------
@@ -300,12 +427,17 @@ def test_runs_on_another_task_set_or_verifier_are_refused_unless_forced(runs, tm
     code, err = leaderboard(capsys, runs["oracle"], other, "--out", tmp_path / "b1")
     assert code == 2 and not (tmp_path / "b1").exists()
     assert err.startswith("callm leaderboard: refused: the task-set hash (hashes.tasks) differs between the runs")
-    assert f"{other} has 0123456789ab" in err and "pass --force to rank them anyway" in err
+    assert f"{other} has 0123456789ab" in err and "pass --force to show them, listed apart" in err
 
-    code, err = leaderboard(capsys, runs["oracle"], other, "--out", tmp_path / "b2", "--force")
+    # Forced: shown, but not ranked with the runs of the other task set.
+    code, err = leaderboard(capsys, runs["oracle"], runs["good"], runs["weak"], other, "--out", tmp_path / "b2",
+                            "--force")
     assert code == 0 and (tmp_path / "b2" / "index.html").is_file()
     assert err.startswith("callm leaderboard: WARNING: the task-set hash (hashes.tasks) differs")
-    assert "ranked anyway (--force)" in (tmp_path / "b2" / "index.html").read_text()
+    assert "shown anyway (--force)" in (tmp_path / "b2" / "index.html").read_text()
+    ranked, apart = md_tables(tmp_path / "b2")
+    assert [r[1] for r in ranked] == ["good", "weak"]
+    assert ["other", "not comparable: another task set (8 tasks; the ranked runs played 8)"] in [r[:2] for r in apart]
 
     judged = altered(runs["good"], tmp_path / "judged", model="judged", verifier="f" * 64)
     code, err = leaderboard(capsys, runs["oracle"], judged, "--out", tmp_path / "b3")
@@ -347,3 +479,243 @@ def test_compare_merge_and_leaderboard_word_a_bad_folder_alike(runs, tmp_path, c
         assert leaderboard(capsys, runs["oracle"], bad, "--out", tmp_path / "b") == (2, f"callm leaderboard: {said}\n")
     code, err = leaderboard(capsys, runs["oracle"], tmp_path / "nowhere", "--out", tmp_path / "b")
     assert (code, err) == (2, f"callm leaderboard: {tmp_path / 'nowhere'}: no such directory\n")
+
+
+# Choosing a model within budgets ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rows(runs):
+    ranked_and_apart, _ = load([runs[n] for n in ("oracle", "good", "weak", "scripted", "selfie")], force=False)
+    return {r.name: r for r in ranked_and_apart}, ranked_and_apart
+
+
+def names(chosen) -> list[str]:
+    return [r.name for r in chosen]
+
+
+def test_the_p90_of_a_row_is_that_of_every_request_of_its_run(runs, rows):
+    by_name, _ = rows
+    ttfts = [t for a in report(runs["good"])["attempts"] for t in a["usage"]["ttft_ms"]]
+    assert by_name["good"].ttft_p90_ms == p90(ttfts)
+    assert len(ttfts) == report(runs["good"])["usage"]["total"]["requests"]
+    assert by_name["good"].ttft_ms == report(runs["good"])["usage"]["total"]["ttft_median_ms"]
+    assert by_name["oracle"].ttft_p90_ms is None  # no model requests
+
+
+def test_choosing_offers_the_ranked_models_that_meet_both_budgets_in_ranking_order(rows):
+    by_name, all_rows = rows
+    good, weak = by_name["good"], by_name["weak"]
+    # No budget: every ranked model, none of those listed apart (not comparable).
+    assert names(choose(all_rows, Budget())[0]) == ["good", "weak"] and choose(all_rows, Budget())[1] == []
+
+    # A cost budget: a model whose cost is unknown does not meet it; a cost equal to the budget does.
+    chosen, missed = choose(all_rows, Budget(cost_per_hour=good.cost_per_hour))
+    assert names(chosen) == ["good"]
+    assert [(r.name, why) for r, why in missed] == [("weak", ["cost per hour unknown (usage not reported)"])]
+    chosen, missed = choose(all_rows, Budget(cost_per_hour=good.cost_per_hour / 2))
+    assert chosen == [] and missed[0][1] == [f"${good.cost_per_hour:,.2f} per hour, over ${good.cost_per_hour / 2:,.2f}"]
+
+    # A latency budget at the lower of the two medians: exactly the models at or under it.
+    low = min(good.ttft_ms, weak.ttft_ms)
+    chosen, missed = choose(all_rows, Budget(ttft_ms=low))
+    assert names(chosen) == [r.name for r in (good, weak) if r.ttft_ms <= low]
+    for r, why in missed:
+        assert why == [f"median TTFT {r.ttft_ms:,.0f} ms, over {low:,.0f} ms"] and r.ttft_ms > low
+
+    # The same budget on the p90: a run's p90 is over its median here (its requests' times vary), so a
+    # budget at good's median keeps good on the median and not on the p90.
+    assert good.ttft_p90_ms > good.ttft_ms
+    assert "good" in names(choose(all_rows, Budget(ttft_ms=good.ttft_ms))[0])
+    chosen, missed = choose(all_rows, Budget(ttft_ms=good.ttft_ms, statistic="p90"))
+    assert "good" not in names(chosen)
+    assert dict((r.name, why) for r, why in missed)["good"] == [
+        f"p90 TTFT {good.ttft_p90_ms:,.0f} ms, over {good.ttft_ms:,.0f} ms"]
+
+    # Both budgets: both must hold.
+    both = Budget(ttft_ms=max(good.ttft_p90_ms, weak.ttft_p90_ms), statistic="p90", cost_per_hour=good.cost_per_hour)
+    assert names(choose(all_rows, both)[0]) == ["good"]
+    with pytest.raises(ValueError):
+        Budget(statistic="p95")
+
+
+def test_the_command_prints_the_choice_within_budgets(runs, rows, tmp_path, capsys):
+    good = rows[0]["good"]
+    assert callm(["leaderboard", str(runs["good"]), str(runs["weak"]), str(runs["oracle"]), "--out", str(tmp_path),
+                  "--cost-budget", repr(good.cost_per_hour)]) == 0
+    out = capsys.readouterr().out
+    assert "within budget (1 of 2 ranked):" in out and "good: pass^3" in out
+    assert "out  weak: cost per hour unknown (usage not reported)" in out
+    # The page's form starts from the same budget.
+    assert f'id="cost" min="0" step="any" value="{good.cost_per_hour}"' in (tmp_path / "choose.html").read_text()
+
+
+class Choice(HTMLParser):
+    """The choice page as Chromium left it: the models within budget, those outside with why, the frames."""
+
+    def __init__(self):
+        super().__init__()
+        self.chosen: list[str] = []
+        self.missed: dict[str, str] = {}
+        self.frames: dict[str, str | None] = {}
+        self._li: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "tr" and "data-model" in a:
+            self.chosen.append(a["data-model"])
+        elif tag == "li" and "data-model" in a:
+            self._li = a["data-model"]
+            self.missed[self._li] = ""
+        elif tag == "iframe":
+            self.frames[a["id"]] = a.get("src")
+
+    def handle_endtag(self, tag):
+        if tag == "li":
+            self._li = None
+
+    def handle_data(self, data):
+        if self._li:
+            self.missed[self._li] += data
+
+
+def open_choice(chromium: str, board: Path, profile: Path, **query: str) -> Choice:
+    """Open choose.html as its GET form submits it: the budgets and the side-by-side choice in the query."""
+    url = (board / "choose.html").as_uri() + ("?" + urlencode(query) if query else "")
+    dom, _ = bench._dump(chromium, profile, url)
+    page = Choice()
+    page.feed(dom)
+    return page
+
+
+def test_the_choice_page_filters_by_budget_in_chromium_as_choose_does(rows, board, chromium, tmp_path):
+    by_name, all_rows = rows
+    good = by_name["good"]
+    # With no budget: every ranked model, none listed apart; the first two side by side once a task is chosen.
+    page = open_choice(chromium, board, tmp_path / "p0")
+    assert page.chosen == ["good", "weak"] and page.missed == {}
+    assert page.frames == {"frame-a": None, "frame-b": None}
+
+    budget = Budget(ttft_ms=good.ttft_ms, statistic="p90", cost_per_hour=good.cost_per_hour)
+    page = open_choice(chromium, board, tmp_path / "p1", stat="p90", ttft=repr(good.ttft_ms),
+                       cost=repr(good.cost_per_hour), task="vet_clinic/C2-E2", attempt="2", a="good", b="weak")
+    chosen, missed = choose(all_rows, budget)
+    assert page.chosen == names(chosen) == []  # good's p90 is over its median; weak has no cost
+    assert list(page.missed) == ["good", "weak"] == [r.name for r, _ in missed]
+    assert page.missed["weak"] == "weak (rank =1): " + "; ".join(dict((r.name, w) for r, w in missed)["weak"])
+    assert page.missed["good"].startswith("good (rank =1): p90 TTFT ")
+
+    page = open_choice(chromium, board, tmp_path / "p2", stat="median", ttft=repr(good.ttft_ms),
+                       cost=repr(good.cost_per_hour), task="vet_clinic/C2-E2", attempt="2", a="good", b="weak")
+    assert page.chosen == names(choose(all_rows, Budget(ttft_ms=good.ttft_ms, cost_per_hour=good.cost_per_hour))[0])
+    assert page.chosen == ["good"]
+    # The same attempt of the same task from both models, from the board's own copies of their pages.
+    for frame, model in (("frame-a", "good"), ("frame-b", "weak")):
+        src = page.frames[frame]
+        assert src == f"runs/{model}/report/vet_clinic/C2-E2.html#vet_clinic-C2-E2-attempt-2"
+        target = board / src.split("#")[0]
+        assert 'id="vet_clinic-C2-E2-attempt-2"' in target.read_text()
+    assert "<script src" not in (board / "choose.html").read_text()
+    assert "http" not in (board / "choose.html").read_text()
+
+
+def test_a_run_saved_before_the_caller_was_recorded_is_read_from_its_configs(runs, tmp_path):
+    """Runs saved before the manifest said who played the caller: the oracle has none, a model named as
+    its own caller plays itself, and a caller model is taken at its config's word, marked so."""
+    old = {}
+    for name in ("oracle", "good", "selfie"):
+        old[name] = shutil.copytree(runs[name], tmp_path / name)
+        data = manifest(old[name])
+        del data["caller"]
+        (old[name] / "manifest.json").write_text(json.dumps(data))
+    rows, _ = load(list(old.values()), force=False)
+    by_name = {r.name: r for r in rows}
+    assert by_name["oracle"].caller_label == "none" and by_name["oracle"].apart.startswith("not a CALLM result")
+    assert by_name["selfie"].caller_label == "the model itself"
+    assert by_name["good"].caller_label == "caller-bot (as configured; not recorded)" and by_name["good"].apart is None
+
+
+class DevTools:
+    """Headless Chromium driven over its DevTools pipe (`--remote-debugging-pipe`: JSON messages ended by
+    a NUL byte, commands on the browser's fd 3, replies on its fd 4), so a test can type into a page."""
+
+    def __init__(self, chromium: str, profile: Path):
+        commands_r, self._commands = os.pipe()
+        self._replies, replies_w = os.pipe()
+
+        def pipes():  # in the browser's process, before it starts: its fds 3 and 4
+            os.dup2(commands_r, 3)
+            os.dup2(replies_w, 4)
+
+        self.proc = subprocess.Popen([chromium, *bench.FLAGS, f"--user-data-dir={profile}",
+                                      "--remote-debugging-pipe", "about:blank"], preexec_fn=pipes, pass_fds=(3, 4),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(commands_r)
+        os.close(replies_w)
+        self._buffer, self._id, self.session = b"", 0, None
+
+    def send(self, method: str, **params):
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params}
+        if self.session and not method.startswith("Target."):
+            message["sessionId"] = self.session
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        while True:  # replies and events, in order, until this command's reply
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._replies, 65536)
+                assert chunk, "Chromium closed its DevTools pipe"
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            reply = json.loads(raw)
+            if reply.get("id") == self._id:
+                assert "error" not in reply, reply
+                return reply["result"]
+
+    def open(self, url: str) -> None:
+        target = self.send("Target.createTarget", url=url)["targetId"]
+        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        while self.evaluate("document.readyState") != "complete":  # the page's own load, however long
+            pass
+
+    def evaluate(self, expression: str):
+        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def type_into(self, field: str, text: str) -> None:
+        """Focus the field, select what it holds, and type `text` over it, as a keyboard does."""
+        self.evaluate(f"document.getElementById({field!r}).focus(); document.getElementById({field!r}).select()")
+        self.send("Input.insertText", text=text)
+
+    def clear(self, field: str) -> None:
+        self.evaluate(f"const f = document.getElementById({field!r}); f.value = '';"
+                      "f.dispatchEvent(new Event('input', {bubbles: true}))")
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        except AssertionError:
+            pass
+        self.proc.wait(timeout=60)
+
+
+def test_typing_budgets_into_the_choice_page_filters_at_once(rows, board, chromium, tmp_path):
+    """The same rule as `choose`, applied as the reader types (no submit), in headless Chromium."""
+    by_name, all_rows = rows
+    good, weak = by_name["good"], by_name["weak"]
+    browser = DevTools(chromium, tmp_path / "profile")
+    chosen = "[...document.querySelectorAll('#chosen tbody tr')].map(tr => tr.dataset.model)"
+    try:
+        browser.open((board / "choose.html").as_uri())
+        assert browser.evaluate(chosen) == ["good", "weak"]
+        low = min(good.ttft_ms, weak.ttft_ms)
+        browser.type_into("ttft", repr(low))
+        assert browser.evaluate(chosen) == names(choose(all_rows, Budget(ttft_ms=low))[0])
+        browser.clear("ttft")
+        browser.type_into("cost", repr(good.cost_per_hour))
+        assert browser.evaluate(chosen) == ["good"]
+        browser.evaluate("const s = document.getElementById('stat'); s.value = 'p90';"
+                         "s.dispatchEvent(new Event('change', {bubbles: true}))")
+        browser.type_into("ttft", repr(good.ttft_ms))  # good's p90 is over its median
+        assert browser.evaluate(chosen) == names(choose(all_rows, Budget(good.ttft_ms, "p90", good.cost_per_hour))[0])
+        assert browser.evaluate(chosen) == []
+    finally:
+        browser.close()

@@ -457,3 +457,112 @@ ready_timeout_s = 60
     while not all(gone(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(gone(p) for p in pids)
+
+
+def test_a_small_run_shows_each_call_as_it_plays(model_project, agent_server):
+    """Issue 30: a small run of a real model printed nothing until its call ended (the local model: minutes).
+    The server holds the model's first request; the call's opening is on the terminal meanwhile, and the
+    rest (tool calls, how it ended) follows once the server answers."""
+    import queue
+    import subprocess
+    import sys
+    import threading
+
+    agent_server.state.hold = threading.Event()  # clear: every request waits after its first chunk
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--callm-model=local",
+                             "-k", f"{TASK} and attempt-1", "tasks"], cwd=model_project.path, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout] + [lines.put(None)], daemon=True).start()
+    head = f"callm: vet_clinic/{TASK} attempt 1"
+    seen: list[str] = []
+    try:
+        while not any(line.startswith(head) and "caller: " + CALLER_LINE in line for line in seen):
+            line = lines.get(timeout=120)  # a guard against a hang, not a bound on speed
+            assert line is not None, "".join(seen)
+            seen.append(line)
+        # The model's first request arrives and is held: the call is playing, its opening already shown.
+        deadline = time.monotonic() + 120  # a guard against a hang, not a bound on speed
+        while not any(r["end"] is None for r in agent_server.log):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(seen)
+            time.sleep(0.05)
+        assert proc.poll() is None
+        assert f"{head}: playing\n" in seen and not any("ended (" in line for line in seen)
+    finally:
+        agent_server.state.hold.set()
+    while (line := lines.get(timeout=120)) is not None:  # the rest, to the end of the run
+        seen.append(line)
+    proc.wait(timeout=120)
+    text = "".join(seen)
+    assert re.search(rf"{re.escape(head)} +[\d.]+ s  agent \(reception\): ", text), text[-3000:]
+    assert re.search(rf"{re.escape(head)} +[\d.]+ s  \w+ calls book_appointment\(.*\): ok", text), text[-3000:]
+    assert re.search(rf"{re.escape(head)}: ended \(agent_end_call\) after \d+ exchanges", text), text[-3000:]
+    assert proc.returncode == 0, text[-3000:]
+
+
+def test_a_quiet_run_or_the_oracle_shows_no_call_as_it_plays(model_project):
+    for args in (["--callm-model=local", "-q"], ["--callm-model=oracle"]):
+        result = model_project.runpytest_subprocess(*args, "-k", f"{TASK} and attempt-1")
+        result.assert_outcomes(passed=1)
+        assert f"callm: vet_clinic/{TASK} attempt 1" not in result.stdout.str()
+
+
+def running(pid: int) -> bool:
+    """Whether the process is alive (a zombie waiting for its reaper is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_the_served_models_stop_with_the_run_however_it_is_stopped(pytester, tmp_path, how):
+    """Issue 30: stopping pytest left both llama-cpp-python servers of `smollm2-local` running (2.8 GB).
+    A real child process stands in for them: the scripted server, started by --callm-serve for the model
+    and again for its caller (`caller = "self"`), every model request hanging. SIGTERM stops the run, and
+    the run stops them; SIGKILL (or any death that runs no cleanup) leaves the kernel to stop them."""
+    import signal
+    import subprocess
+    import sys
+
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS / TASK, pytester.path / "tasks" / "vet_clinic" / TASK)
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n")
+    pidfile, log = tmp_path / "pids", tmp_path / "requests"
+    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
+                                        "--delay-ms", "600000", "--caller-line", "Hello?", "--pidfile", str(pidfile),
+                                        "--request-log", str(log)])
+    write_config(pytester, "selfplay", f'''
+model = "scripted-served"
+api_key_env = ""
+caller = "self"
+
+[serve]
+command = [{args}]
+ready_timeout_s = 60
+''')
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--callm-model=selfplay",
+                             "--callm-serve", "--callm-attempts=1"], cwd=pytester.path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    deadline = time.monotonic() + 120  # guards against a hang, not bounds on speed
+    try:
+        # Both servers up, and a model request hanging on one of them: the run is mid-call.
+        while not (pidfile.exists() and len(pidfile.read_text().split()) == 2 and log.exists()
+                   and len(log.read_text().splitlines()) >= 1):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+        pids = [int(p) for p in pidfile.read_text().split()]
+        assert all(running(p) for p in pids)
+        proc.send_signal(getattr(signal, how))
+        proc.wait(timeout=120)
+        while any(running(p) for p in pids):
+            assert time.monotonic() < deadline, f"still running after {how} to pytest: {pids}"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for p in [int(p) for p in pidfile.read_text().split()] if pidfile.exists() else []:
+            if running(p):
+                os.kill(p, signal.SIGKILL)

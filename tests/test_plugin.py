@@ -304,3 +304,34 @@ def test_a_request_timeout_or_deadline_that_is_not_positive_is_a_usage_error(pro
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     name = option.split("=")[0]
     assert f"{name} must be more than 0" in result.stderr.str()
+
+
+ASYNC_TESTS = '''
+import pytest
+import pytest_asyncio
+
+
+@pytest_asyncio.fixture
+async def answer():
+    return 42
+
+
+@pytest.mark.asyncio
+async def test_async_fixture(answer):
+    assert answer == 42
+'''
+
+
+def test_pytest_asyncio_does_not_warn_in_a_project_without_its_loop_scope_setting(pytester):
+    """Issue 30: pytest-asyncio's deprecation warning printed in any project whose ini leaves
+    asyncio_default_fixture_loop_scope unset; the plugin sets it to "function", a project's own wins."""
+    pytester.makepyfile(test_async=ASYNC_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str() + result.stderr.str()
+    assert "is unset" not in out and "PytestDeprecationWarning" not in out
+    assert "asyncio_default_fixture_loop_scope=function" in out  # pytest-asyncio's header line
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = module\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(passed=1)
+    assert "asyncio_default_fixture_loop_scope=module" in result.stdout.str()

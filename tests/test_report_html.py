@@ -411,3 +411,17 @@ def test_every_template_of_the_pages_ships_in_the_package():
     names = [str(p.relative_to(REPO / "pytest_callm")) for p in templates.iterdir() if p.is_file()]
     assert len(names) >= 5
     assert all(any(fnmatch.fnmatch(n, g) for g in globs) for n in names), names
+
+
+def test_the_arguments_of_a_call_never_made_are_compared_not_free_text():
+    """Issue 30: a missing call's constrained arguments read "free text, not compared" and looked equal.
+    The verifier compares them (the call is missing, so they fail); only the pack's free text is free."""
+    from pytest_callm.report.report_html import parameter_rows
+
+    expected = {"slot_id": "S-101", "pet_name": "Biscuit", "notes": "first visit"}
+    never_made = parameter_rows(expected, None, set(), frozenset({"notes"}))
+    assert {r["name"]: r["state"] for r in never_made} == {"slot_id": "differs", "pet_name": "differs",
+                                                           "notes": "free"}
+    # A call made without an argument the verifier let pass (it names no difference) stays accepted.
+    made = parameter_rows(expected, {"slot_id": "S-101", "notes": "x"}, set(), frozenset({"notes"}))
+    assert {r["name"]: r["state"] for r in made} == {"slot_id": "same", "pet_name": "accepted", "notes": "free"}

@@ -11,6 +11,8 @@ No pytest in here: the engine can run under any harness.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.episode import CallLimits, Episode
 from pytest_callm.call.trajectory import Trajectory
@@ -19,19 +21,27 @@ from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.client import ToolClient
 
-__all__ = ["CallLimits", "run_call"]
+__all__ = ["CallLimits", "Watch", "run_call"]
+
+# Told the trajectory so far after every step of the call (someone watching it play); it must not block.
+Watch = Callable[[Trajectory], None]
 
 
 async def run_call(*, pack: Pack, model: Model, caller: Caller, line: Line, tools: ToolClient, call_id: str,
-                   task_id: str, attempt: int, limits: CallLimits = CallLimits()) -> Trajectory:
+                   task_id: str, attempt: int, limits: CallLimits = CallLimits(),
+                   watch: Watch | None = None) -> Trajectory:
     episode = Episode(pack=pack, caller=caller, line=line, tools=tools, call_id=call_id, task_id=task_id,
                       attempt=attempt, model_name=getattr(model, "name", type(model).__name__), limits=limits)
     observation = await episode.reset()
     while not observation.done:
+        if watch is not None:
+            watch(episode.trajectory)
         try:
             reply = await model.respond(observation.request())
         except ModelContextOverflow as e:
             observation = await episode.break_call(str(e))
         else:
             observation = await episode.step(reply)
+    if watch is not None:
+        watch(episode.trajectory)
     return episode.trajectory

@@ -6,12 +6,21 @@ free port, its output goes to a log file, and it is ready once `GET /v1/models` 
 model (vLLM also answers `/health`, llama-cpp-python does not: the models list is what both serve). A command that exits, or is not ready in time, is a
 `ServeError` quoting the end of its log. The server runs in its own process group, so stopping it
 stops any workers it started.
+
+The run stops its servers when it ends, or when SIGTERM or Ctrl-C stops it. A run that dies without
+cleaning up (SIGKILL, a second SIGTERM, the out-of-memory killer, a closed terminal's SIGHUP) used to
+leave them running: a server is in a session of its own, so no signal to the run reached it (two
+llama-cpp-python servers held 2.8 GB). On Linux each server is therefore started through a short
+launcher that asks the kernel to send it SIGTERM when the process that started it dies
+(`PR_SET_PDEATHSIG`, kept across the exec into the server), so it stops with the run however the run
+ends. The kernel ties this to the starting thread: `start` runs on pytest's main thread.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -26,6 +35,21 @@ from pytest_callm.model.config import ModelConfig
 
 POLL_S = 0.2
 LOG_TAIL_LINES = 20
+# Run as `python -c LAUNCHER <pid of the run> <command...>`: SIGTERM (15) on the death of the parent
+# (prctl option 1, PR_SET_PDEATHSIG), then the command in this process's place. A run that died before
+# the request took effect has left already: the launcher leaves too.
+LAUNCHER = ("import ctypes, os, sys\n"
+            "ctypes.CDLL(None, use_errno=True).prctl(1, 15)\n"
+            "if os.getppid() != int(sys.argv[1]):\n"
+            "    sys.exit(0)\n"
+            "os.execvp(sys.argv[2], sys.argv[2:])\n")
+
+
+def launch_argv(argv: list[str]) -> list[str]:
+    """The command as started: through the launcher where the kernel offers PR_SET_PDEATHSIG (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return argv
+    return [sys.executable, "-c", LAUNCHER, str(os.getpid()), *argv]
 
 
 class ServeError(Exception):
@@ -65,11 +89,13 @@ class ModelServer:
 
     def start(self) -> str:
         """Start the command and wait until it serves the model; returns the base URL."""
+        if shutil.which(self.argv[0]) is None:  # said here: through the launcher it would be its exit code
+            raise ServeError(f"--callm-serve: cannot run {self.argv[0]!r}: no such program")
         handle, name = tempfile.mkstemp(prefix="callm-serve-", suffix=".log")
         self.log_path = Path(name)
         with os.fdopen(handle, "wb") as log:
             try:
-                self._proc = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
+                self._proc = subprocess.Popen(launch_argv(self.argv), stdout=log, stderr=subprocess.STDOUT,
                                               stdin=subprocess.DEVNULL, start_new_session=True)
             except OSError as e:
                 raise ServeError(f"--callm-serve: cannot run {self.argv[0]!r}: {e}") from None

@@ -27,6 +27,7 @@ from pytest_callm.runs.attempts import AttemptRunner, Played
 from pytest_callm.runs.runtime import Participants, make_call_id
 from pytest_callm.saved.rundir import RunDirWriteError
 from pytest_callm.pytest_plugin.collect import TaskAttempt, callm_state
+from pytest_callm.pytest_plugin.live_calls import live_calls
 from pytest_callm.pytest_plugin.python_tasks import PythonTask, python_task_attempt
 
 PLUGIN_MODULE = "pytest_callm.pytest_plugin.plugin"
@@ -61,6 +62,7 @@ def callm_runtime(request: pytest.FixtureRequest):
     tool server and model clients only when an attempt has to be played."""
     state = callm_state(request.config)
     runner = state.run.attempt_runner()
+    runner.watch = live_calls(request.config, state.run)  # a small run's calls shown as they play
     yield runner
     try:
         state.keep_latency_sample(runner.latency_sample())

@@ -72,11 +72,28 @@ FLAGS = [
 ]
 
 
+class AsyncioLoopScope:
+    """pytest-asyncio (a dependency, for async tests beside a team's Python tasks) warns in every project
+    whose ini leaves `asyncio_default_fixture_loop_scope` unset. Its default becomes "function", the
+    scope pytest-asyncio says it will default to; a project's own setting still wins, being read first.
+    Done once every plugin is loaded (pytest-asyncio's option registered), before any configure hook."""
+
+    NAME = "callm-asyncio-loop-scope"
+    OPTION = "asyncio_default_fixture_loop_scope"
+
+    def pytest_load_initial_conftests(self, early_config: pytest.Config, parser: pytest.Parser, args) -> None:
+        if early_config.pluginmanager.has_plugin("asyncio"):
+            parser.addini(self.OPTION, "default scope of the asyncio event loop used to execute async fixtures "
+                                       "(pytest-callm sets function when unset)", default="function")
+
+
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     from pytest_callm.pytest_plugin.collect import ShardSelection
 
     if not pluginmanager.has_plugin(ShardSelection.NAME):
         pluginmanager.register(ShardSelection(), ShardSelection.NAME)  # --callm-shard's deselection
+    if not pluginmanager.has_plugin(AsyncioLoopScope.NAME):
+        pluginmanager.register(AsyncioLoopScope(), AsyncioLoopScope.NAME)
     group = parser.getgroup("callm", "pytest-callm: benchmark the LLM of a phone agent")
     for name, _, default, help_ in OPTIONS:
         dest = "callm_" + name.replace("-", "_")

@@ -2,11 +2,18 @@
 
 One row per model (one run directory each, read by saved/reader.py), written as
 
-    DIR/index.html            the ranking, its legend and four plots (inline SVG: no script, nothing
-                              fetched, so the page opens from file:// offline)
-    DIR/leaderboard.md        the same ranking as a Markdown table, for a README or a PR comment
+    DIR/index.html            the ranking, the rows listed apart, its legend and four plots (inline SVG:
+                              no script, nothing fetched, so the page opens from file:// offline)
+    DIR/leaderboard.md        the same as Markdown tables, for a README or a PR comment
     DIR/models/<name>.html    a page per model: settings as run, results per industry and category,
-                              latency and cost, and a link to the run's own report.html
+                              latency and cost, and a link to its run's report
+    DIR/choose.html           the models within a latency and a cost budget (choose.py)
+    DIR/runs/<name>/          a copy of the run's report.html and task pages: every link stays inside
+                              DIR, so the board opens wherever it is copied
+
+Only CALLM results are ranked: runs whose caller was the simulated caller on a model other than the
+one under test (the manifest's `caller`), on one task set, scored by one verifier with one k (the set
+with the most tasks). The others are listed apart, unranked, each saying why (`arrange`).
 
 A row shows pass^k and pass@1 with their 95% bootstrap intervals (from the report, or computed from
 its attempts with stats.py when the report has none), per industry and as the unweighted mean across
@@ -29,7 +36,8 @@ chaining down a whole table of close neighbours.
 Refused (exit code 2, the reason on stderr): a folder that is not a finished run; two runs of one model
 (shards of one run: "join them first: callm merge ..."; otherwise both are named); runs scored on
 another task set or by another verifier (the hashes `callm compare` refuses on), or with another k,
-unless `--force`, which ranks them anyway under a warning line.
+unless `--force`, which shows them under a warning line, those that differ from the ranked ones
+listed apart.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import argparse
 import html
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +54,9 @@ from typing import Any
 
 from markupsafe import Markup
 
+from pytest_callm.report import choose as choice
 from pytest_callm.report.compare import conflicts, line_name
+from pytest_callm.report.links import REPORT_PAGE
 from pytest_callm.report.report_html import (write_page, environment, flat_settings, redact, secret_variables,
                                              strike_secrets)
 from pytest_callm.saved.reader import RunReadError, SavedRun, read_run
@@ -110,6 +121,11 @@ class Row:
     rank: int | None = None
     shared: bool = False  # the rank is shared with another model (a tie)
     intervals_source: str | None = None
+    caller: dict[str, Any] | None = None  # caller_of(run): kind, name, and whether the run recorded it
+    attempts_per_task: int | None = None
+    ttft_p90_ms: float | None = None
+    apart: str | None = None  # why the row is listed apart from the ranking, or None (ranked)
+    report_copy: str | None = None  # the copy of the run's report.html in the board, relative to the index
 
     @property
     def overall(self) -> Scope:
@@ -124,6 +140,13 @@ class Row:
         if self.rank is None:
             return "–"
         return f"={self.rank}" if self.shared else str(self.rank)
+
+    @property
+    def caller_label(self) -> str:
+        c = self.caller or {}
+        label = {"none": "none", "plugin": f"scripted: {c.get('name')}", "self": "the model itself",
+                 "model": str(c.get("name"))}.get(c.get("kind"), "?")
+        return label if c.get("recorded", True) else label + " (as configured; not recorded)"
 
     @property
     def gap(self) -> float | None:
@@ -171,6 +194,34 @@ def page_names(names: list[str]) -> dict[str, str]:
     return out
 
 
+def caller_of(run: SavedRun) -> dict[str, Any]:
+    """Who played the caller: the manifest's record (saved/rundir.caller_record). A run saved before
+    the record read from what it kept: the release check's caller (it named a plugged-in caller), else
+    its configs, marked not recorded (a caller of the project's own left no trace there)."""
+    recorded = run.manifest.get("caller")
+    if isinstance(recorded, dict) and recorded.get("kind"):
+        return {"kind": recorded["kind"], "name": recorded.get("name"), "recorded": True}
+    model, caller = run.comparable.get("model_config"), run.comparable.get("caller_config")
+    if not model or not caller:
+        return {"kind": "none", "name": "none", "recorded": True}
+    release = run.manifest.get("release") or {}
+    named = next((re.match(r"caller '([^']*)'", d) for d in release.get("differs") or []
+                  if d.startswith("caller '")), None)
+    if named and named[1] in ("pytest_callm_make_caller", "callm_caller fixture"):
+        return {"kind": "plugin", "name": named[1], "recorded": True}
+    if caller.get("name") == model.get("name") or caller.get("model") == model.get("model"):
+        return {"kind": "self", "name": caller.get("name"), "recorded": True}
+    return {"kind": "model", "name": caller.get("name"), "recorded": bool(release)}
+
+
+def ttft_p90(run: SavedRun) -> float | None:
+    """The 90th percentile of time to first token over every request of the run (its attempts' own)."""
+    from pytest_callm.model.latency import p90
+
+    values = [t for a in run.report.get("attempts") or [] for t in (a.get("usage") or {}).get("ttft_ms") or []]
+    return p90(values) if values else None
+
+
 def make_row(run: SavedRun, page: str) -> Row:
     summary = run.summary
     intervals, source = _intervals(run)
@@ -201,7 +252,8 @@ def make_row(run: SavedRun, page: str) -> Row:
                unscored=sum((summary.get("errors") or {}).values()), requests=requests,
                requests_without_usage=without, ttft_ms=total.get("ttft_median_ms"),
                cost_per_call=per_call, cost_per_hour=per_hour, cost_note=note,
-               cost_partial=note is None and without > 0, intervals_source=source)
+               cost_partial=note is None and without > 0, intervals_source=source, caller=caller_of(run),
+               attempts_per_task=run.comparable.get("attempts"), ttft_p90_ms=ttft_p90(run))
 
 
 def _sort_key(row: Row) -> tuple:
@@ -230,6 +282,47 @@ def rank(rows: list[Row]) -> list[Row]:
         else:
             row.rank, leader = position, row
     return ordered
+
+
+CALLER_APART = {
+    "none": "not a CALLM result: no caller (the oracle replays the answer keys: a check of the tasks)",
+    "plugin": "not a CALLM result: a scripted caller of the project's own ({name}), not the simulated caller",
+    "self": "not a CALLM result: the model plays its own caller",
+}
+
+
+def arrange(rows: list[Row]) -> list[Row]:
+    """The ranked rows in ranking order, then the rows listed apart (each with why), in the same order.
+
+    Ranked: CALLM results (a simulated caller on a model other than the one under test) played on one
+    task set, scored by one verifier with one k: the set of the CALLM results with the most tasks (then
+    the most runs). Every other row is listed apart, unranked, saying why."""
+    for row in rows:
+        caller = row.caller or {}
+        row.apart = CALLER_APART[caller["kind"]].format(name=caller.get("name")) \
+            if caller.get("kind") in CALLER_APART else None
+    candidates = [r for r in rows if r.apart is None]
+    groups: dict[tuple, list[Row]] = {}
+    for row in candidates:
+        groups.setdefault((row.run.hashes.get("tasks"), row.run.hashes.get("verifier"), row.k), []).append(row)
+    if groups:
+        key, ranked = max(groups.items(), key=lambda g: (g[1][0].overall.tasks, len(g[1]), str(g[0])))
+        tasks = ranked[0].overall.tasks
+        for row in candidates:
+            if row in ranked:
+                continue
+            if row.run.hashes.get("tasks") != key[0]:
+                row.apart = (f"not comparable: another task set ({row.overall.tasks} tasks; the ranked runs "
+                             f"played {tasks})")
+            elif row.run.hashes.get("verifier") != key[1]:
+                row.apart = "not comparable: scored by another verifier than the ranked runs"
+            else:
+                row.apart = f"not comparable: scored with k = {row.k}, the ranked runs with k = {key[2]}"
+    ranked = rank([r for r in rows if r.apart is None])
+    apart = sorted((r for r in rows if r.apart is not None), key=_sort_key)
+    for row in apart:
+        row.rank, row.shared = None, False
+    return ranked + apart
 
 
 # Checks ---------------------------------------------------------------------------------------
@@ -278,10 +371,11 @@ def load(paths: list[Path], force: bool) -> tuple[list[Row], list[str]]:
     problems = incomparable(runs)
     if problems and not force:
         raise LeaderboardError("refused: " + "; ".join(problems) + ". Runs over other tasks, scored by another "
-                               "verifier or with another k are not ranked together; pass --force to rank them anyway.")
-    warnings = [f"{p}; ranked anyway (--force): the figures may not be comparable" for p in problems]
+                               "verifier or with another k are not ranked together; pass --force to show them, listed apart.")
+    warnings = [f"{p}; shown anyway (--force): the runs that differ from the ranked ones are listed apart"
+                for p in problems]
     pages = page_names([r.model for r in runs])
-    return rank([make_row(r, pages[r.model]) for r in runs]), warnings
+    return arrange([make_row(r, pages[r.model]) for r in runs]), warnings
 
 
 # Formatting -----------------------------------------------------------------------------------
@@ -328,22 +422,46 @@ def _md(text: str) -> str:
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+def attempts_label(row: Row) -> str:
+    """Attempts scored, and how many each task was given."""
+    per = f" ({row.attempts_per_task} a task)" if row.attempts_per_task else ""
+    return f"{row.overall.attempts}{per}"
+
+
+RANKED_RULE = ("Ranked: CALLM results (the simulated caller, on a model other than the one under test) on one "
+               "task set, scored by one verifier with one k. Every other run is listed apart, unranked, with why.")
+
+
 def markdown(rows: list[Row], title: str) -> str:
-    """The ranking as a Markdown table; the same rows always give the same text."""
+    """The ranking as a Markdown table, then the rows listed apart; the same rows always give the same text."""
     passk = passk_name(rows)
     industries = sorted({i for r in rows for i in r.industries})
-    head = ["Rank", "Model", f"{passk} (95% CI)", "pass@1 (95% CI)", *(f"{i} {passk}" for i in industries),
-            "TTFT (median)", "$/call", "$/hour", "not scored"]
-    lines = [f"# {_md(title)}", "", "| " + " | ".join(head) + " |",
-             "|" + "|".join(":---" if i in (1,) else "---:" for i in range(len(head))) + "|"]
-    for r in rows:
+
+    def cells(r: Row) -> list[str]:
         o = r.overall
-        cells = [r.rank_label, _md(r.name), f"{pct(o.pass_k.estimate)} {ci(o.pass_k)}",
-                 f"{pct(o.pass_at_1.estimate)} {ci(o.pass_at_1)}",
-                 *(pct(r.scopes[i].pass_k.estimate) if i in r.scopes else "not run" for i in industries),
-                 ms(r.ttft_ms) + (" (over 1 s)" if slow(r) else ""), cost(r, "call"), cost(r, "hour"),
-                 str(r.unscored)]
-        lines.append("| " + " | ".join(cells) + " |")
+        return [f"{pct(o.pass_k.estimate)} {ci(o.pass_k)}", f"{pct(o.pass_at_1.estimate)} {ci(o.pass_at_1)}",
+                *(pct(r.scopes[i].pass_k.estimate) if i in r.scopes else "not run" for i in industries),
+                str(o.tasks), attempts_label(r), _md(r.caller_label),
+                ms(r.ttft_ms) + (" (over 1 s)" if slow(r) else ""), cost(r, "call"), cost(r, "hour"), str(r.unscored)]
+
+    tail = [f"{passk} (95% CI)", "pass@1 (95% CI)", *(f"{i} {passk}" for i in industries), "tasks",
+            "attempts scored", "caller", "TTFT (median)", "$/call", "$/hour", "not scored"]
+
+    def table(head: list[str], body: list[list[str]], left: int) -> list[str]:
+        return ["| " + " | ".join(head) + " |",
+                "|" + "|".join(":---" if i < left else "---:" for i in range(len(head))) + "|",
+                *("| " + " | ".join(c) + " |" for c in body)]
+
+    ranked = [r for r in rows if r.apart is None]
+    apart = [r for r in rows if r.apart is not None]
+    lines = [f"# {_md(title)}", "", RANKED_RULE, ""]
+    if ranked:
+        lines += table(["Rank", "Model", *tail], [[r.rank_label, _md(r.name), *cells(r)] for r in ranked], 2)
+    else:
+        lines.append("No run is ranked: none is a CALLM result.")
+    if apart:
+        lines += ["", "## Listed apart, not ranked", ""]
+        lines += table(["Model", "Why", *tail], [[_md(r.name), _md(r.apart), *cells(r)] for r in apart], 2)
     k = rows[0].k if rows else "k"
     lines += ["", f"{passk} and pass@1 across industries: the unweighted mean of the industries; 95% CI: percentile "
                   "bootstrap over tasks.", TIE_RULE.format(k=k), TTFT_RULE,
@@ -421,12 +539,15 @@ def _nice_max(value: float) -> float:
 
 
 def scatter(plot_id: str, rows: list[Row], value, x_label: str, fmt, title: str, passk: str,
-            line_at: float | None = None) -> tuple[Markup, list[str]]:
-    """Cross-industry pass^k (y) against `value(row)` (x); returns the plot and the models left out."""
+            line_at: float | None = None) -> tuple[Markup | None, list[str]]:
+    """Cross-industry pass^k (y) against `value(row)` (x); returns the plot (None when no model has
+    both figures) and the models left out."""
     shown = [r for r in rows if value(r) is not None and r.overall.pass_k.estimate is not None]
     # Each model left out, with why: no figure on this axis, or no pass^k (a task short of k attempts).
     left_out = [f"{r.name} ({'no ' + x_label.split(' (')[0] if value(r) is None else 'no ' + passk})"
                 for r in rows if r not in shown]
+    if not shown:  # no axis to draw: the page says so instead of an empty frame
+        return None, left_out
     x0, x1, y0, y1 = 70, PLOT_W - 30, 20, 300
     top = max([value(r) for r in shown] + ([line_at * 1.25] if line_at else []) + [0.0])
     top = _nice_max(top * 1.05)
@@ -498,25 +619,50 @@ def _relative(target: Path, start: Path) -> str:
     return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
 
+RUNS_DIR = "runs"  # beside the index: a copy of each run's report pages
+LINKS_RULE = ("Links to a run's report go to a copy of its pages in runs/ beside this page (report.html and "
+              "report/, its task pages), so the folder opens anywhere as it is: copy or publish it whole.")
+
+
+def copy_reports(rows: list[Row], out: Path) -> None:
+    """Copy each run's report pages into `out/runs/<name>/` and set the row's link to the copy: links
+    into the run directories themselves break once the board is copied elsewhere."""
+    for row in rows:
+        row.report_copy = None
+        source = row.run.path / REPORT_PAGE
+        if not source.is_file():
+            continue
+        target = out / RUNS_DIR / Path(row.page).stem
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        shutil.copy2(source, target / REPORT_PAGE)
+        pages = row.run.path / Path(REPORT_PAGE).stem  # report/: the task pages and their stylesheet
+        if pages.is_dir():
+            shutil.copytree(pages, target / pages.name)
+        row.report_copy = f"{RUNS_DIR}/{target.name}/{REPORT_PAGE}"
+
+
 def index_context(rows: list[Row], title: str, out: Path, warnings: list[str]) -> dict[str, Any]:
     passk = passk_name(rows)
     industries = sorted({i for r in rows for i in r.industries})
-    cost_plot, cost_out = scatter("plot-cost", rows, lambda r: r.cost_per_hour, "cost per hour (USD)",
+    plotted = [r for r in rows if r.apart is None]  # the ranked rows: the others are not comparable
+    cost_plot, cost_out = scatter("plot-cost", plotted, lambda r: r.cost_per_hour, "cost per hour (USD)",
                                   lambda v: f"${v:,.2f}" if v >= 0.1 or v == 0 else f"${v:,.4f}",
                                   f"{passk} against cost per hour", passk)
-    ttft_plot, ttft_out = scatter("plot-ttft", rows, lambda r: r.ttft_ms, "median time to first token (ms)",
+    ttft_plot, ttft_out = scatter("plot-ttft", plotted, lambda r: r.ttft_ms, "median time to first token (ms)",
                                   lambda v: f"{v:,.0f} ms", f"{passk} against median time to first token", passk,
                                   line_at=TTFT_LINE_MS)
     return {
-        "title": title, "passk": passk, "industries": industries, "rows": rows, "warnings": warnings,
+        "title": title, "passk": passk, "industries": industries, "warnings": warnings,
+        "ranked": plotted, "apart": [r for r in rows if r.apart is not None], "ranked_rule": RANKED_RULE,
         "k": rows[0].k if rows else "k", "tie_rule": TIE_RULE.format(k=rows[0].k if rows else "k"),
-        "ttft_rule": TTFT_RULE, "ttft_line": TTFT_LINE_MS,
-        "plots": {"gap": gap_plot(rows, passk), "cost": cost_plot, "ttft": ttft_plot,
-                  "industries": [(i, industry_plot(i, rows, passk)) for i in industries]},
+        "ttft_rule": TTFT_RULE, "ttft_line": TTFT_LINE_MS, "links_rule": LINKS_RULE,
+        "plots": {"gap": gap_plot(plotted, passk) if plotted else None, "cost": cost_plot, "ttft": ttft_plot,
+                  "industries": [(i, industry_plot(i, plotted, passk)) for i in industries
+                                 if any(i in r.scopes for r in plotted)]},
         "left_out": {"cost": cost_out, "ttft": ttft_out},
-        "reports": {r.name: _relative(r.run.path / "report.html", out) if (r.run.path / "report.html").is_file()
-                    else None for r in rows},
-        "pct": pct, "ci": ci, "ms": ms, "cost": cost, "slow": slow,
+        "pct": pct, "ci": ci, "ms": ms, "cost": cost, "slow": slow, "attempts": attempts_label,
     }
 
 
@@ -532,7 +678,6 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
     config = comparable.get("model_config") or {}
     usage = run.report.get("usage") or {}
     page_dir = out / Path(row.page).parent
-    report_page = run.path / "report.html"
     categories = []
     for key, g in sorted((summary.get("categories") or {}).items()):
         industry, _, category = key.partition("/")
@@ -545,8 +690,8 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
         ("quirks", _settings(config.get("quirks")), "none"),
         ("prices", _settings(config.get("prices")), "none known"),
         ("serve", _settings(config.get("serve")), "hosted (no serve command)"),
-        ("caller", _settings(comparable.get("caller_config")),
-         "none: the oracle replays answer keys" if comparable.get("model") == "oracle" else "the default caller"),
+        ("caller", [("played by", row.caller_label)] + (_settings(comparable.get("caller_config"))
+                                                       if (row.caller or {}).get("kind") == "model" else []), ""),
         ("phone line", _settings(comparable.get("line") if isinstance(comparable.get("line"), dict)
                                  else {"spec": line_name(comparable.get("line"))}), "clean"),
         ("release pins checked", _settings(manifest.get("release")), "no release checked"),
@@ -562,7 +707,7 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
     return {
         "title": title, "row": row, "passk": passk_name(rows), "total": len([r for r in rows if r.rank]),
         "run_path": str(run.path.resolve()), "sections": sections,
-        "report": _relative(report_page, page_dir) if report_page.is_file() else None,
+        "report": _relative(out / row.report_copy, page_dir) if row.report_copy else None,
         "index": _relative(out / "index.html", page_dir), "categories": categories, "tasks": tasks,
         "usage": sorted((usage.get("industries") or {}).items()) + ([(OVERALL, usage["total"])]
                                                                      if usage.get("total") else []),
@@ -570,9 +715,18 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
     }
 
 
-def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = None) -> Path:
-    """Write index.html, leaderboard.md and the model pages into `out`; returns the index's path."""
+def labels(row: Row) -> dict[str, str]:
+    """A row's figures as the pages write them, for the choice page's script."""
+    return {"passk": pct(row.overall.pass_k.estimate), "passk_ci": ci(row.overall.pass_k),
+            "pass1": pct(row.overall.pass_at_1.estimate), "cost_label": cost(row, "hour")}
+
+
+def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = None,
+          budget: choice.Budget | None = None) -> Path:
+    """Write index.html, choose.html (its form set to `budget`), leaderboard.md, the model pages and the
+    copies of the runs' report pages into `out`; returns the index's path."""
     out = Path(out)
+    copy_reports(rows, out)
     env = environment()
     secrets = sorted({v for r in rows for v in secret_variables(r.run.manifest)})
     for row in rows:
@@ -581,6 +735,9 @@ def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = N
     index = out / "index.html"
     page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or []))
     write_page(index, strike_secrets(page, secrets))
+    page = env.get_template("leaderboard_choose.html.j2").render(
+        **choice.context(rows, title, passk_name(rows), budget or choice.Budget(), labels))
+    write_page(out / choice.PAGE, strike_secrets(page, secrets))
     write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title), secrets))
     return index
 
@@ -595,8 +752,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help=f"folder for index.html, leaderboard.md and models/ (default: ./{DEFAULT_OUT})")
     parser.add_argument("--force", action="store_true",
-                        help="rank runs whose task-set or verifier hashes or k differ (with a warning)")
+                        help="show runs whose task-set or verifier hashes or k differ, listed apart (with a warning)")
     parser.add_argument("--title", default="CALLM leaderboard", help="the page's and the table's title")
+    parser.add_argument("--ttft-budget", type=float, metavar="MS",
+                        help="latency budget: print the ranked models whose time to first token is at most MS "
+                             "(and set choose.html's form to it)")
+    parser.add_argument("--ttft-statistic", choices=choice.STATISTICS, default="median",
+                        help="which time to first token --ttft-budget bounds (default: median)")
+    parser.add_argument("--cost-budget", type=float, metavar="USD",
+                        help="cost budget: print the ranked models that cost at most USD per hour of calls")
     return parser
 
 
@@ -616,9 +780,18 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_REFUSED
     for w in warnings:
         print(f"callm leaderboard: WARNING: {w}", file=sys.stderr)
-    index = write(rows, args.out, args.title, warnings)
+    budget = choice.Budget(args.ttft_budget, args.ttft_statistic, args.cost_budget)
+    index = write(rows, args.out, args.title, warnings, budget)
     ranked = sum(1 for r in rows if r.rank is not None)
-    print(f"callm leaderboard: {len(rows)} models ({ranked} ranked): page {index}, table {args.out / 'leaderboard.md'}")
+    print(f"callm leaderboard: {len(rows)} models ({ranked} ranked): page {index}, table {args.out / 'leaderboard.md'}, "
+          f"choice {args.out / choice.PAGE}")
+    if args.ttft_budget is not None or args.cost_budget is not None:
+        chosen, missed = choice.choose(rows, budget)
+        print(f"within budget ({len(chosen)} of {len(chosen) + len(missed)} ranked):")
+        for r in chosen:
+            print(f"  {r.rank_label:>4} {r.name}: {passk_name(rows)} {pct(r.overall.pass_k.estimate)} {ci(r.overall.pass_k)}")
+        for r, why in missed:
+            print(f"  out  {r.name}: {'; '.join(why)}")
     return 0
 
 

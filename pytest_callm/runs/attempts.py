@@ -21,6 +21,7 @@ from pytest_callm.task.pack import Pack
 from pytest_callm.runs.in_flight import CallsInFlight
 from pytest_callm.saved.rundir import RunDir
 from pytest_callm.saved.seed_state import seed_state
+from pytest_callm.call.engine import Watch
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.task.task_file import Task
 from pytest_callm.call.trajectory import Trajectory
@@ -68,12 +69,14 @@ class AttemptRunner:
         self.run_dir = run_dir
         self.rescore_from = rescore_from
         self.in_flight = CallsInFlight(self, concurrency)
+        self.watch: Watch | None = None  # given to the runtime: told each call's trajectory as it plays
         self._saved: dict[tuple[str, str, int], dict[str, Any]] = {}  # read by will_play, taken by play
 
     def started(self) -> Runtime:
         """The runtime, started on first need (event loop, tool server, model clients)."""
         if self.runtime is None:
             self.runtime = self._make_runtime()
+            self.runtime.watch = self.watch
         return self.runtime
 
     def will_play(self, task: Task, attempt: int) -> bool:

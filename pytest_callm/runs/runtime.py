@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_callm.call.caller import Caller
 from pytest_callm.scoring.cost import attempt_usage
-from pytest_callm.call.engine import CallLimits, run_call
+from pytest_callm.call.engine import CallLimits, Watch, run_call
 from pytest_callm.runs.loop_thread import LoopThread
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.phone.line import CleanLine, Line, make_line, warm_up
@@ -128,6 +128,7 @@ class Runtime:
         self.tool_server_token = tool_server_token or (os.environ.get(TOKEN_ENV) if tool_server_url else None) \
             or (None if tool_server_url else secrets.token_urlsafe(32))
         self.caller_factory = caller_factory
+        self.watch: Watch | None = None  # told each call's trajectory as it grows (engine.run_call)
         self.model_config = model_config
         self.client: OpenAIChatModel | None = None
         self.caller_client: OpenAIChatModel | None = None
@@ -269,7 +270,8 @@ class Runtime:
             try:
                 trajectory = await run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
-                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits)
+                    call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits,
+                    watch=self.watch)
             except (ModelAccessError, AnswerKeyError):
                 raise
             except ModelInfrastructureError as e:

@@ -157,10 +157,27 @@ def public_config(config) -> dict[str, Any] | None:
     return shown
 
 
+CALLER_KINDS = ("none", "plugin", "self", "model")
+
+
+def caller_record(model_config, caller_config, custom_caller: str | None) -> dict[str, str]:
+    """Who played the caller, as the manifest records it: `kind` is none (the oracle: no caller),
+    plugin (a caller of the project's own: `custom_caller` names the hook or fixture), self (the model
+    under test on both sides) or model (the simulated caller on its own model), and `name`."""
+    if model_config is None or caller_config is None:
+        return {"kind": "none", "name": "none"}
+    if custom_caller:
+        return {"kind": "plugin", "name": custom_caller}
+    if caller_config.name == model_config.name or caller_config.model == model_config.model:
+        return {"kind": "self", "name": caller_config.name}
+    return {"kind": "model", "name": caller_config.name}
+
+
 def make_manifest(*, model: str, model_config, caller_config, line: str, attempts: int, k: int,
                   task_files: list[Path], packs: dict[str, Pack], root: Path,
-                  python_tasks: dict[str, str] | None = None) -> dict[str, Any]:
-    """`python_tasks`: the sha256 of each task written in Python, by name (test and task id)."""
+                  python_tasks: dict[str, str] | None = None, custom_caller: str | None = None) -> dict[str, Any]:
+    """`python_tasks`: the sha256 of each task written in Python, by name (test and task id);
+    `custom_caller`: the hook or fixture that plugs in a caller of the project's own, if any."""
     comparable = {
         "model": model,
         "model_config": public_config(model_config),
@@ -180,7 +197,9 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
     from pytest_callm.scoring.stats import DEFAULT_SEED
 
     return {"format": FORMAT, "package_version": __version__, "k": k, "bootstrap_seed": DEFAULT_SEED,
-            "created_at": dt.datetime.now().isoformat(timespec="seconds"), **counts, "comparable": comparable}
+            "created_at": dt.datetime.now().isoformat(timespec="seconds"), **counts, "comparable": comparable,
+            # Beside `comparable`, not in it: runs saved before it was recorded still resume.
+            "caller": caller_record(model_config, caller_config, custom_caller)}
 
 
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
@@ -278,9 +297,13 @@ class RunDir:
             self.check(manifest)
         self.lock()  # one run writes to a folder at a time
         if rescored_from is not None:
-            write_json(self.manifest_path, {**manifest, "rescored_from": str(rescored_from.path),
-                                            "comparable": rescored_from.manifest()["comparable"],
-                                            "verifier_now": verifier_hash()})
+            original = rescored_from.manifest()
+            rescored = {**manifest, "rescored_from": str(rescored_from.path), "comparable": original["comparable"],
+                        "verifier_now": verifier_hash()}
+            rescored.pop("caller", None)  # the rescore plays no caller: the played run's record stands
+            if "caller" in original:
+                rescored["caller"] = original["caller"]
+            write_json(self.manifest_path, rescored)
             return False
         return self.start(manifest)  # again, now that the folder is ours
 

@@ -41,7 +41,7 @@ from pytest_callm.task.task_file import TaskError, is_task_file, load_task
 # (32 // workers each, at least one), so `-n` only spreads the CPU work and `-n 32` keeps the 32 in
 # flight it always meant. A call waits on the network almost all the time: one process keeps many busy.
 DEFAULT_IN_FLIGHT = 32
-PROGRESS_MIN_ATTEMPTS = 50  # shorter runs need no progress lines
+PROGRESS_MIN_ATTEMPTS = 50  # shorter runs print their calls as they play instead (pytest_plugin/live_calls.py)
 # What a controller sends each worker (xdist's workerinput): where the run saves its attempts, the run
 # being rescored, and the URLs of the --callm-serve servers (the caller's, when the model plays it).
 RUN_DIR = "callm_run_dir"
@@ -206,7 +206,8 @@ class RunSession:
                                  caller_config=self.models.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
                                  packs=packs, root=self.root,
-                                 python_tasks={r["task"]: r["sha256"] for r in python.values()})
+                                 python_tasks={r["task"]: r["sha256"] for r in python.values()},
+                                 custom_caller=self.models.custom_caller())
         self.release_check = self._check_release()
         if self.release_check is not None:
             manifest["release"] = self.release_check.to_json()
