@@ -17,7 +17,10 @@ It prints:
   env ms/step    environment time between a reply and the next request, per step (median, p95)
   rewards        how many episodes earned 1.0 (all should: the policy follows the key)
 
+  CPU ms/request the CPU the environment's process and the tool server spent per policy request
+
 Run from the repository root:  python benchmarks/rl_throughput.py [--in-flight 256] [--episodes 768]
+                                   [--tools http|in-process]
 """
 
 from __future__ import annotations
@@ -165,12 +168,18 @@ def main() -> None:
                         help="characters per streamed chunk (4: a token each, as a serving engine streams)")
     parser.add_argument("--client", choices=["lean", "project"], default="lean",
                         help="the policy's sampler: a lean aiohttp one, or the project's client (openai SDK)")
+    parser.add_argument("--tools", choices=["http", "in-process"], default="http",
+                        help="the tools behind the tool server's HTTP routes (as the benchmark runs them), or "
+                             "its tool runner called on the environment's loop (CallEnvironment(tools_in_process=True))")
     args = parser.parse_args()
     task_dir = REPO / "tasks" / args.task
     server, base_url = start_policy_server(task_dir / "task.json", args.delay_ms, args.piece_chars)
     try:
         started = time.perf_counter()
-        env = CallEnvironment([task_dir], root=REPO, concurrency=args.in_flight)
+        env = CallEnvironment([task_dir], root=REPO, concurrency=args.in_flight,
+                              tools_in_process=args.tools == "in-process")
+        tool_pid = env.runtime._server._proc.pid if env.runtime._server is not None else None
+        tool_cpu = (lambda: cpu_s(tool_pid)) if tool_pid is not None else (lambda: 0.0)
         ready = time.perf_counter()
         if args.client == "lean":
             client = env.run(make_lean(base_url, args.in_flight))
@@ -179,11 +188,11 @@ def main() -> None:
             client = OpenAIChatModel(config, None, RetryPolicy(), connections=args.in_flight)
         policy = TimedPolicy(client)
         try:
-            cpu_before = (time.process_time(), cpu_s(env.runtime._server._proc.pid), cpu_s(server.pid))
+            cpu_before = (time.process_time(), tool_cpu(), cpu_s(server.pid))
             results, env_gaps = env.run(episodes(env, args.task, policy, args.episodes, args.in_flight))
             done = time.perf_counter()
             cpu = [after - before for before, after in zip(cpu_before, (
-                time.process_time(), cpu_s(env.runtime._server._proc.pid), cpu_s(server.pid)))]
+                time.process_time(), tool_cpu(), cpu_s(server.pid)))]
             env.run(client.aclose())
         finally:
             env.close()
@@ -199,7 +208,8 @@ def main() -> None:
     rewards = sum(1 for r in results if r.reward == 1.0)
     steps = len(policy.spans)
     print(f"task {args.task}: {args.episodes} episodes, {args.in_flight} in flight, policy first token after "
-          f"{args.delay_ms:.0f} ms, {args.piece_chars} characters a chunk, {args.client} sampler; {steps} policy "
+          f"{args.delay_ms:.0f} ms, {args.piece_chars} characters a chunk, {args.client} sampler, tools "
+          f"{args.tools}; {steps} policy "
           f"requests ({steps / args.episodes:.1f} an episode); {os.cpu_count()} cores")
     print(f"environment start      {ready - started:6.2f} s (task load, tool server)")
     print(f"wall (episodes)        {done - ready:6.2f} s   ideal {steps * args.delay_ms / 1000 / args.in_flight:.2f} s")
@@ -209,8 +219,10 @@ def main() -> None:
           f"max {max(ttft):.1f}")
     print(f"env ms/step            median {1000 * statistics.median(env_gaps):.1f}, "
           f"p95 {1000 * pct(env_gaps, 0.95):.1f}")
-    print(f"CPU s                  environment {cpu[0]:.1f} (its process: episodes, line, sampler), "
-          f"tool server {cpu[1]:.1f}, policy server {cpu[2]:.1f}")
+    print(f"CPU s                  environment {cpu[0]:.1f} (its process: episodes, line, sampler"
+          f"{', tools' if args.tools == 'in-process' else ''}), tool server {cpu[1]:.1f}, policy server {cpu[2]:.1f}")
+    print(f"CPU ms / request       environment {1000 * cpu[0] / steps:.2f}, tool server {1000 * cpu[1] / steps:.2f}, "
+          f"both {1000 * (cpu[0] + cpu[1]) / steps:.2f} (aim: 1.2)")
     print(f"rewards 1.0            {rewards} of {len(results)}")
     others = collections.Counter((r.reward, (r.info.get("explanation") or r.info.get("infrastructure_error", ""))[:200])
                                  for r in results if r.reward != 1.0)

@@ -416,7 +416,7 @@ def test_every_template_of_the_pages_ships_in_the_package():
 def test_the_arguments_of_a_call_never_made_are_compared_not_free_text():
     """Issue 30: a missing call's constrained arguments read "free text, not compared" and looked equal.
     The verifier compares them (the call is missing, so they fail); only the pack's free text is free."""
-    from pytest_callm.report.report_html import parameter_rows
+    from pytest_callm.report.views import parameter_rows
 
     expected = {"slot_id": "S-101", "pet_name": "Biscuit", "notes": "first visit"}
     never_made = parameter_rows(expected, None, set(), frozenset({"notes"}))

@@ -96,6 +96,25 @@ def test_an_episode_and_a_benchmark_call_with_the_same_replies_are_the_same_data
     assert mine.handoff_path() == task.exp_handoff_path and len(mine.handoffs) >= 1
 
 
+def test_tools_run_in_process_give_the_same_episodes_and_verdicts_as_over_http(env):
+    """`tools_in_process` (the cheaper path for training) leaves out only the HTTP hop: the same
+    replies give the same tool results, final states and verdicts, right and wrong."""
+    names = ["legal/C4-H3", "healthcare/C5-M2", "customer_support/C1-H1", "legal/R-M3"]
+    policies = lambda: [OracleModel(*env.task(n)) for n in names] + [first_value_mutant(env, n)[1] for n in names]
+    over_http = gather_on(env, [play_policy(env, n, p, seed=4) for n, p in zip(names * 2, policies())])
+    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as local:
+        assert local.runtime.tool_server_url is None  # no server was started
+        in_process = gather_on(local, [play_policy(local, n, p, seed=4) for n, p in zip(names * 2, policies())])
+
+    def shape(r):
+        t = r.info["trajectory"]
+        return ([(c.agent, c.name, c.arguments, c.result, c.status) for c in t.tool_calls], t.final_state,
+                t.end_reason, r.reward, r.info["gates"], r.info["explanation"])
+
+    assert [shape(r) for r in in_process] == [shape(r) for r in over_http]
+    assert [r.reward for r in in_process] == [1.0] * 4 + [0.0] * 4
+
+
 def test_observations_show_the_first_turn_the_tools_results_and_a_handoffs_new_prompt(env):
     task, pack = env.task(HANDOFF_TASK)
     episode_id, first = env.reset(HANDOFF_TASK, seed=1)

@@ -85,7 +85,7 @@ def choose(rows: list[Row], budget: Budget) -> tuple[list[Row], list[tuple[Row, 
 def attempt_pages(row: Row) -> dict[str, dict[str, Any]]:
     """Each task of the row's run, `industry/task`: its page in the board's copy of the run's report and
     the attempt numbers it holds (each attempt is `page#id` there)."""
-    from pytest_callm.report.report_html import slug, task_page
+    from pytest_callm.report.formatting import slug, task_page
 
     if not row.report_copy:
         return {}

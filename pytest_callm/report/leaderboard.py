@@ -57,8 +57,9 @@ from markupsafe import Markup
 from pytest_callm.report import choose as choice
 from pytest_callm.report.compare import conflicts, line_name
 from pytest_callm.report.links import REPORT_PAGE
-from pytest_callm.report.report_html import (write_page, environment, flat_settings, redact, secret_variables,
-                                             strike_secrets)
+from pytest_callm.report.formatting import flat_settings
+from pytest_callm.report.redaction import redact, secret_variables, strike_secrets
+from pytest_callm.report.report_html import environment, write_page
 from pytest_callm.saved.reader import RunReadError, SavedRun, read_run
 
 OVERALL = "all industries"

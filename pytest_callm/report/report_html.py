@@ -64,8 +64,6 @@ import jinja2
 from pytest_callm.model import redact as secrets_out
 from pytest_callm.report.builder import Builder
 from pytest_callm.report.formatting import PAGE_NAME, STYLESHEET, count, ms, pct, show, task_page, usd
-from pytest_callm.report.formatting import flat_settings  # noqa: F401  (leaderboard.py imports it from here)
-from pytest_callm.report.redaction import redact  # noqa: F401  (leaderboard.py imports it from here)
 from pytest_callm.report.redaction import secret_variables, strike_secrets
 from pytest_callm.report.sources import ReportError
 

@@ -178,13 +178,16 @@ class CallEnvironment:
     `tasks`: task files or folders (default `tasks/` under `root`); `industries`: pack folders
     (default those of `root`, as pytest finds them). The async methods run on the environment's
     loop (`run`/`submit` put a coroutine there); `reset`/`step` are their blocking forms.
+    `tools_in_process`: the tool server's own tool runner called on the environment's loop instead of
+    over HTTP (the same tools, databases and results: the verdict is byte-identical, and a policy
+    request costs the tool hop no CPU); the HTTP server stays the default, as the benchmark plays it.
     """
 
     def __init__(self, tasks: Iterable[Path | str] | None = None, *, root: Path | str | None = None,
                  industries: Iterable[Path | str] | None = None, caller: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
                  tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None,
-                 tool_server_token: str | None = None, shaped: bool = False):
+                 tool_server_token: str | None = None, shaped: bool = False, tools_in_process: bool = False):
         root = Path(root) if root is not None else Path.cwd()
         self.shaped = shaped
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
@@ -198,7 +201,8 @@ class CallEnvironment:
         caller_factory = None if caller is not None else (lambda task, pack, attempt: OpeningCaller(task))
         self.runtime = Runtime(POLICY, self.packs.loaded(), tool_server_url, limits, caller_factory=caller_factory,
                                caller_config=caller, caller_api_key=caller_api_key, line=line,
-                               concurrency=concurrency, retry=retry, tool_server_token=tool_server_token)
+                               concurrency=concurrency, retry=retry, tool_server_token=tool_server_token,
+                               tools_in_process=tools_in_process)
         self._running: dict[str, Running] = {}
         self._ids = itertools.count(1)
 
