@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file,
+from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file, task_file_path,
                                                  result_payload)
 from pytest_callm.scoring.cost import usage_by_industry
 from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties
@@ -528,7 +528,8 @@ class CallmState:
         self.total, self.started_at = len(ids) + len(python), time.monotonic()
         if not (ids or python) or self.lists_only():
             return
-        files = sorted({self.config.rootpath / i.split("::", 1)[0] for i in ids})
+        named = {task_file_path(self.config, i.split("::", 1)[0]): i.split("::", 1)[0] for i in ids}
+        files = sorted(named)
         packs, tasks = {}, {}
         for f in files:
             try:
@@ -536,7 +537,7 @@ class CallmState:
             except (TaskError, PackError):
                 continue  # reported as that file's collection error
             packs[pack.name] = pack
-            tasks[str(f.relative_to(self.config.rootpath))] = (task.industry, task.task_id)
+            tasks[named[f]] = (task.industry, task.task_id)
         for record in python.values():
             try:
                 packs[record["industry"]] = self.packs.get(record["industry"])
@@ -606,7 +607,7 @@ class CallmState:
             return None
         where = {"industry": "?", "category": "?", "difficulty": "?"}
         try:
-            _, task, _ = load_task(self.config.rootpath / match[1], self.packs)
+            _, task, _ = load_task(task_file_path(self.config, match[1]), self.packs)
             where = {"industry": task.industry, "category": task.category_slug, "difficulty": task.difficulty}
         except (TaskError, PackError):
             pass
