@@ -24,6 +24,24 @@ pytest_plugins = ["pytester"]
 # in a later test escaped as a raw httpcore2 error.
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+# Tests marked slow take minutes and reach a package index (tests/test_wheel.py builds and installs the
+# wheel): CI runs them as a step of their own (.ci/run), so `pytest tests` keeps its time.
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False, help="run the tests marked slow")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes minutes and a package index; runs only with --run-slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    for item in items:
+        if item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.skip(reason="slow: run with --run-slow (CI runs it in a step of its own)"))
 EXAMPLE_PACK = REPO / "examples" / "industries" / "vet_clinic"
 EXAMPLE_TASKS = REPO / "examples" / "tasks" / "vet_clinic"
 

@@ -9,12 +9,14 @@ industry, the task id, the category slug and the difficulty.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_callm.model import redact
 from pytest_callm.call.oracle import AnswerKeyError
+from pytest_callm.task.benchmark import benchmark_tasks
 from pytest_callm.task.pack import Pack, PackError
 from pytest_callm.runs.attempts import MissingTrajectory
 from pytest_callm.runs.runtime import CallerUnavailable, InfrastructureError
@@ -71,6 +73,37 @@ class TaskFile(pytest.File):
         # Anything else a file can do to the loader (a bug of ours, never the file's to explain): one
         # line naming the file, and its items are left out like any bad file's.
         return f"{self.path}: could not be loaded: {type(excinfo.value).__name__}: {str(excinfo.value)[:300]}"
+
+
+def task_file_path(config: pytest.Config, nodeid_file: str) -> Path:
+    """A task file from the file part of its node id, as pytest made it: relative to the rootdir when
+    below it, else to the collected path it was found under (the suite's `tasks/` of an installed
+    plugin, a folder named outside the project). The xdist controller never collects: ids are all it has."""
+    bases = [config.rootpath, *(Path(config.invocation_params.dir, a.split("::")[0]) for a in config.args)]
+    for base in bases:
+        if (base / nodeid_file).is_file():
+            return base / nodeid_file
+    return config.rootpath / nodeid_file
+
+
+class SuiteCollection:
+    """--callm-suite: the benchmark's locked tasks, wherever the plugin is installed, join what pytest
+    collects. Beside paths named on the command line or by `testpaths`; alone when pytest would
+    otherwise fall back to the working directory, so `pytest --callm-suite` in any folder runs the
+    benchmark and only it. In a checkout the suite is its own `tasks/`: a path named twice is collected
+    once. Each xdist worker parses the same arguments and extends its own collection alike."""
+
+    NAME = "callm-suite"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        if not (config.getoption("callm_suite") or config.getini("callm_suite")):
+            return
+        suite = str(benchmark_tasks())
+        if config.args_source == pytest.Config.ArgsSource.INVOCATION_DIR:
+            config.args[:] = [suite]
+        elif suite not in config.args:
+            config.args.append(suite)
 
 
 class ShardSelection:

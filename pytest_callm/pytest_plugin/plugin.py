@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from pytest_callm.pytest_plugin.collect import STATE_PLUGIN, TaskFile, TaskItem, is_task_file, result_payload
+from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file, result_payload,
+                                                 task_file_path)
 from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties, attempt_properties
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.stopping import StopOnTerm, leave_pid
@@ -78,6 +79,7 @@ class CallmState:
                 lists_only=bool(option.collectonly or getattr(option, "showfixtures", False)
                                 or getattr(option, "show_fixtures_per_test", False)),
                 custom_caller=lambda: fixtures.custom_caller(config),
+                task_file=lambda name: task_file_path(config, name),
                 make_caller=lambda task, pack, attempt: config.hook.pytest_callm_make_caller(
                     config=config, task=task, pack=pack, attempt=attempt, model_name=self.run.settings.model),
                 release_pins=lambda: config.hook.pytest_callm_release(config=config))

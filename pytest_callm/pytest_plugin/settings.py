@@ -11,6 +11,7 @@ import pytest
 
 from pytest_callm.session.run_models import DEFAULT_CALLER_MODEL
 from pytest_callm.session.run_session import DEFAULT_IN_FLIGHT, default_concurrency  # noqa: F401  (help; tests)
+from pytest_callm.task.benchmark import benchmark_industries
 
 
 def workers(config: pytest.Config) -> int:
@@ -65,6 +66,8 @@ OPTIONS = [
 ]
 # name, help: each becomes the flag --callm-<name> with a boolean ini twin callm_<name>.
 FLAGS = [
+    ("suite", "collect the benchmark's locked tasks (installed with the plugin) beside the paths named, or alone "
+              "when none is named, and search its industry packs"),
     ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
     ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
     ("keep-calls", "keep each call's SQLite database (in <run dir>/calls/) for debugging; by default a call's "
@@ -88,12 +91,13 @@ class AsyncioLoopScope:
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    from pytest_callm.pytest_plugin.collect import ShardSelection
+    from pytest_callm.pytest_plugin.collect import ShardSelection, SuiteCollection
 
     if not pluginmanager.has_plugin(ShardSelection.NAME):
         pluginmanager.register(ShardSelection(), ShardSelection.NAME)  # --callm-shard's deselection
     if not pluginmanager.has_plugin(AsyncioLoopScope.NAME):
         pluginmanager.register(AsyncioLoopScope(), AsyncioLoopScope.NAME)
+from pytest_callm.task.benchmark import benchmark_industries
     group = parser.getgroup("callm", "pytest-callm: benchmark the LLM of a phone agent")
     for name, _, default, help_ in OPTIONS:
         dest = "callm_" + name.replace("-", "_")
@@ -140,6 +144,7 @@ class Settings:
     shard: tuple[int, int] | None = None  # (I, N) of --callm-shard=I/N
     keep_runs: int | None = None  # --callm-keep-runs=N: older folders of callm-runs/ pruned at the end
     concurrency: int | None = None  # calls in flight per process; None: default_concurrency(workers)
+    suite: bool = False  # --callm-suite: the benchmark's tasks collected (collect.SuiteCollection), its packs searched
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -191,6 +196,9 @@ class Settings:
             if not d.is_dir():
                 raise pytest.UsageError(f"--callm-industries={d}: no such folder")
         dirs = [config.rootpath / "industries", *named]
+        suite = bool(value("suite"))
+        if suite:  # in a checkout this is the rootdir's `industries/` again: discover_packs takes it once
+            dirs.append(benchmark_industries())
         model_configs = (*map(Path, config.getini("callm_model_configs")),
                          *(Path(p).resolve() for p in config.getoption("callm_model_configs")))
         return cls(value("model") or None, attempts, k, value("tool-server") or None,
@@ -202,4 +210,4 @@ class Settings:
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
                    keep_calls=bool(value("keep-calls")), shard=shard(value("shard")),
-                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", None))
+                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", None), suite=suite)

@@ -44,6 +44,7 @@ from pytest_callm.model.protocol import ModelInfrastructureError, ModelReply
 from pytest_callm.runs.runtime import Runtime, make_call_id
 from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import Verdict, _fits, check_tools
+from pytest_callm.task.benchmark import benchmark_root
 from pytest_callm.task.pack import Pack, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, load_task
 from pytest_callm.toolserver.client import ToolServerBusy, ToolServerError
@@ -176,8 +177,10 @@ class CallEnvironment:
     """Episodes of CALLM tasks, many in flight at once (one asyncio loop, one tool server).
 
     `tasks`: task files or folders (default `tasks/` under `root`); `industries`: pack folders
-    (default those of `root`, as pytest finds them). The async methods run on the environment's
-    loop (`run`/`submit` put a coroutine there); `reset`/`step` are their blocking forms.
+    (default those of `root`, as pytest finds them); `root`: default the benchmark installed with the
+    plugin (`pytest_callm.task.benchmark`: its 180 locked tasks and three packs; a checkout's own).
+    The async methods run on the environment's loop (`run`/`submit` put a coroutine there);
+    `reset`/`step` are their blocking forms.
     `tools_in_process`: the tool server's own tool runner called on the environment's loop instead of
     over HTTP (the same tools, databases and results: the verdict is byte-identical, and a policy
     request costs the tool hop no CPU); the HTTP server stays the default, as the benchmark plays it.
@@ -188,7 +191,7 @@ class CallEnvironment:
                  caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
                  tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None,
                  tool_server_token: str | None = None, shaped: bool = False, tools_in_process: bool = False):
-        root = Path(root) if root is not None else Path.cwd()
+        root = Path(root) if root is not None else benchmark_root()
         self.shaped = shaped
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
         self.tasks: dict[str, tuple[Task, Pack]] = {}

@@ -49,6 +49,7 @@ from pytest_callm.call.episode import CallLimits, spoken_text
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.config import resolve as resolve_config
 from pytest_callm.rl.environment import CallEnvironment, StepResult, gather_on
+from pytest_callm.task.benchmark import benchmark_root
 
 HANDOFF_MODES = ("append", "replace")
 
@@ -269,7 +270,7 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     seed (the phone line's draws depend on both); `caller`: the simulated caller's model config, or
     its name as `--callm-caller-model` takes it (its key from its `api_key_env` unless
     `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line;
-    `root`: where `tasks/` and `industries/` are (default the working directory); `industries`:
+    `root`: where `tasks/` and `industries/` are (default the benchmark installed with the plugin); `industries`:
     pack folders; `handoff`: "append" or "replace" (see the module's doc); `limits`: the call's caps
     (requests per turn, exchanges). Other keywords go to verifiers' `MultiTurnEnv` (`max_turns`,
     `timeout_seconds`, `sampling_args`, ...).
@@ -286,7 +287,7 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
         except KeyError as e:
             raise ValueError(f"caller={caller.name!r} reads its API key from ${e.args[0]}, which is not set "
                              "(set it, or pass caller_api_key=)") from None
-    root = Path(root) if root is not None else Path.cwd()
+    root = Path(root) if root is not None else benchmark_root()
     wanted = [industry] if isinstance(industry, str) else list(industry) if industry is not None else None
     seeds = list(seeds)
     if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):

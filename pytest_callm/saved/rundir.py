@@ -42,6 +42,7 @@ from pytest_callm import __version__
 from pytest_callm.model import redact
 from pytest_callm.saved.seed_state import compress, rebuild_state
 from pytest_callm.saved.slim import fill, slim
+from pytest_callm.task.benchmark import benchmark_root
 from pytest_callm.task.pack import Pack
 
 FORMAT = "callm-run/1"
@@ -116,11 +117,14 @@ def digest_of_files(parts: list[tuple[str, str]]) -> str:
 
 
 def task_file_name(path: Path, root: Path) -> str:
-    """A task file's name in the task-set hash: relative to the rootdir when below it."""
-    try:
-        return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return str(path.resolve())
+    """A task file's name in the task-set hash: relative to the rootdir when below it, else to the
+    installed benchmark's folder (`tasks/legal/...`, as in a checkout: one task set, one hash)."""
+    for base in (lambda: root, benchmark_root):
+        try:
+            return str(path.resolve().relative_to(base().resolve()))
+        except (ValueError, FileNotFoundError):  # not below it; or no benchmark installed
+            continue
+    return str(path.resolve())
 
 
 def task_set_hash(task_files: list[Path], root: Path) -> str:

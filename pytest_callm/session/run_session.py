@@ -66,14 +66,18 @@ class RunSession:
     relative to; `worker`: the controller's input on an xdist worker, None elsewhere; `workers`: the
     processes that play; `args`: the command line (for the resume line); `custom_caller()`: who plugs
     in a caller of their own, if anyone; `make_caller(task, pack, attempt)`: such a caller, or None;
-    `release_pins()`: the pins of the release the run is compared with, or None."""
+    `release_pins()`: the pins of the release the run is compared with, or None; `task_file(name)`: the
+    task file of the file part of a node id (default: below `root`; pytest's layer also looks under the
+    paths it collected, such as an installed suite's `tasks/`)."""
 
     def __init__(self, settings: Any, *, root: Path, worker: dict[str, Any] | None = None, workers: int = 1,
                  args: Sequence[str] = (), lists_only: bool = False,
                  custom_caller: Callable[[], str | None] = lambda: None,
                  make_caller: Callable[..., Any] | None = None,
-                 release_pins: Callable[[], dict[str, Any] | None] = lambda: None):
+                 release_pins: Callable[[], dict[str, Any] | None] = lambda: None,
+                 task_file: Callable[[str], Path] | None = None):
         self.settings, self.root, self.worker, self.args = settings, Path(root), worker, list(args)
+        self.task_file = task_file or (lambda name: self.root / name)
         self.lists_only = lists_only  # --collect-only and the like: nothing is played, no model needed
         self.make_caller, self.release_pins = make_caller, release_pins
         self.rescore_from: RunDir | None = None
@@ -177,7 +181,8 @@ class RunSession:
         self.total, self.started_at = len(ids) + len(python), time.monotonic()
         if not (ids or python) or self.lists_only:
             return
-        files = sorted({self.root / i.split("::", 1)[0] for i in ids})
+        named = {self.task_file(i.split("::", 1)[0]): i.split("::", 1)[0] for i in ids}
+        files = sorted(named)
         packs, tasks = {}, {}
         for f in files:
             try:
@@ -185,7 +190,7 @@ class RunSession:
             except (TaskError, PackError):
                 continue  # reported as that file's collection error
             packs[pack.name] = pack
-            tasks[str(f.relative_to(self.root))] = (task.industry, task.task_id)
+            tasks[named[f]] = (task.industry, task.task_id)
         for record in python.values():
             try:
                 packs[record["industry"]] = self.packs.get(record["industry"])
@@ -269,7 +274,7 @@ class RunSession:
             return None
         where = {"industry": "?", "category": "?", "difficulty": "?"}
         try:
-            _, task, _ = load_task(self.root / match[1], self.packs)
+            _, task, _ = load_task(self.task_file(match[1]), self.packs)
             where = {"industry": task.industry, "category": task.category_slug, "difficulty": task.difficulty}
         except (TaskError, PackError):
             pass
