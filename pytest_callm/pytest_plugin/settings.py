@@ -97,7 +97,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         pluginmanager.register(ShardSelection(), ShardSelection.NAME)  # --callm-shard's deselection
     if not pluginmanager.has_plugin(AsyncioLoopScope.NAME):
         pluginmanager.register(AsyncioLoopScope(), AsyncioLoopScope.NAME)
-from pytest_callm.task.benchmark import benchmark_industries
+    if not pluginmanager.has_plugin(SuiteCollection.NAME):
+        pluginmanager.register(SuiteCollection(), SuiteCollection.NAME)  # --callm-suite's paths
     group = parser.getgroup("callm", "pytest-callm: benchmark the LLM of a phone agent")
     for name, _, default, help_ in OPTIONS:
         dest = "callm_" + name.replace("-", "_")
