@@ -23,9 +23,11 @@ __all__ = ["CallLimits", "run_call"]
 
 
 async def run_call(*, pack: Pack, model: Model, caller: Caller, line: Line, tools: ToolClient, call_id: str,
-                   task_id: str, attempt: int, limits: CallLimits = CallLimits()) -> Trajectory:
+                   task_id: str, attempt: int, limits: CallLimits = CallLimits(),
+                   records: dict | None = None) -> Trajectory:
     episode = Episode(pack=pack, caller=caller, line=line, tools=tools, call_id=call_id, task_id=task_id,
-                      attempt=attempt, model_name=getattr(model, "name", type(model).__name__), limits=limits)
+                      attempt=attempt, model_name=getattr(model, "name", type(model).__name__), limits=limits,
+                      records=records)
     observation = await episode.reset()
     while not observation.done:
         try:
