@@ -711,11 +711,16 @@ def _lock_and_play(files: list[Path], packs: PackRegistry) -> dict[Path, str | N
     return out
 
 
-def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path], *,
+# A check of staged task files against the evaluation set: file -> why it leaks (`callm split-check`,
+# which lives downstream of authoring: the command line passes it in).
+Leaks = Callable[[list[Path]], dict[Path, str]]
+
+
+def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path], *, leaks: Leaks,
              locked: Path = Path("tasks"), workers: int | None = None, log=print) -> Generated:
-    """Write `n` generated tasks of `pack_name` under `out/<pack>/`: see the module's doc."""
+    """Write `n` generated tasks of `pack_name` under `out/<pack>/seed-<seed>/` (replacing what an
+    earlier run of the same pack and seed left there): see the module's doc."""
     from pytest_callm.authoring.prove import prove_run
-    from pytest_callm.rl.splits import clashes, load_tasks
 
     started = time.perf_counter()
     packs = PackRegistry(industries)
@@ -733,11 +738,8 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
     for f, d in skeletons.items():
         by_category.setdefault(d["metadata"].get("category_slug") or d["task_name"].split("-")[0], []).append(f)
     categories = sorted(by_category)
-    evaluation, problems = load_tasks([locked / pack_name], packs)
-    if problems:
-        raise GenerateError("the locked suite does not load:\n" + "\n".join(problems))
 
-    root = out / pack_name
+    root = out / pack_name / f"seed-{seed}"
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
@@ -776,7 +778,7 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                 if cand.data is None:
                     reject(path, cand.why)
                     continue
-                target = _task_dir(staging / pack_name, cand.data)
+                target = _task_dir(staging, cand.data)
                 _write(target, cand.data)
                 drawn[index] = (path, target / "task.json")
             staged = [f for _, f in drawn.values()]
@@ -789,9 +791,8 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                         bad[Path(p.task.path)] = "prove: " + p.problems[0].splitlines()[0]
                 for pack_problem in proof.pack_problems.get(pack_name, []):
                     log(f"pack problem seen while proving: {pack_problem}")
-                training, _ = load_tasks([f for f in fine if f not in bad], packs)
-                for clash in clashes(training, evaluation):
-                    bad[Path(clash.training.task.path)] = f"split-check: {clash.reason}"
+                for f, why in leaks([f for f in fine if f not in bad]).items():
+                    bad[f] = f"split-check: {why}"
             for index, (skeleton, f) in sorted(drawn.items()):
                 if f in bad:
                     reject(skeleton, bad[f])
