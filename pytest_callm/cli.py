@@ -203,7 +203,8 @@ def generate_main(argv: list[str]) -> int:
         print(f"skeleton {skeleton} left out: {why}")
     rejected = ", ".join(f"{k} {v}" for k, v in sorted(result.rejected.items())) or "none"
     where = args.out / args.pack / f"seed-{args.seed}"
-    print(f"{len(result.written)} of {args.n} task(s) written to {where} in {result.seconds:.0f} s; "
+    print(f"{len(result.written)} of {args.n} task(s) written to {where} in {result.seconds:.0f} s "
+          f"({', '.join(f'{k} {v:.0f} s' for k, v in result.phases.items())}); "
           f"draws rejected and drawn again: {result.redrawn} ({rejected})")
     return 0 if len(result.written) == args.n else 1
 

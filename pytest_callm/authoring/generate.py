@@ -672,6 +672,7 @@ class Generated:
     redrawn: int  # draws that were rejected and drawn again
     seconds: float
     rejected: dict[str, int] = field(default_factory=dict)  # why -> how many draws
+    phases: dict[str, float] = field(default_factory=dict)  # draw, lock and oracle, prove, split-check: seconds
 
 
 def _task_dir(out: Path, data: dict[str, Any]) -> Path:
@@ -766,6 +767,15 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
             given_up[skeletons[skeleton]["task_name"].split(":")[0]] = why
 
     player = KeyPlayer(pack)
+    phases = {"draw": 0.0, "lock and oracle": 0.0, "prove": 0.0, "split-check": 0.0}
+    clock = time.perf_counter()
+
+    def lap(phase: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        phases[phase] += now - clock
+        clock = now
+
     for _ in range(TRIES):
         if not pending:
             break
@@ -782,8 +792,10 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                 _write(target, cand.data)
                 drawn[index] = (path, target / "task.json")
             staged = [f for _, f in drawn.values()]
+            lap("draw")
             bad = {f: why for f, why in (_lock_and_play(staged, packs) if staged else {}).items() if why}
             fine = [f for f in staged if f not in bad]
+            lap("lock and oracle")
             if fine:
                 proof = prove_run(fine, industries, workers=workers)
                 for p in proof.tasks:
@@ -791,8 +803,10 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                         bad[Path(p.task.path)] = "prove: " + p.problems[0].splitlines()[0]
                 for pack_problem in proof.pack_problems.get(pack_name, []):
                     log(f"pack problem seen while proving: {pack_problem}")
+                lap("prove")
                 for f, why in leaks([f for f in fine if f not in bad]).items():
                     bad[f] = f"split-check: {why}"
+                lap("split-check")
             for index, (skeleton, f) in sorted(drawn.items()):
                 if f in bad:
                     reject(skeleton, bad[f])
@@ -811,4 +825,5 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
     player.close()
     for index in pending:
         log(f"task {index}: no keepable draw in {TRIES} tries")
-    return Generated([kept[i] for i in sorted(kept)], given_up, redrawn, time.perf_counter() - started, rejected)
+    return Generated([kept[i] for i in sorted(kept)], given_up, redrawn, time.perf_counter() - started, rejected,
+                     {k: round(v, 1) for k, v in phases.items()})
