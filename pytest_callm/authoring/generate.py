@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import expected_state, find_task_files
-from pytest_callm.normalize import phone as phone_digits
+from pytest_callm.normalize import CORPORATE_SUFFIXES, phone as phone_digits
 from pytest_callm.phone.spoken_numbers import ordinal_words, year_words
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import TaskError, load_task, read_task_json
@@ -71,7 +71,8 @@ class Spec:
     records: dict[str, dict[str, str]]
     first_names: list[str]
     last_names: list[str]
-    organizations: list[str]
+    organizations: list[str]  # first words of a business's name
+    organization_words: list[str]  # words that say a party is a business, not a person
 
     @classmethod
     def load(cls, pack: Pack) -> Spec:
@@ -80,7 +81,8 @@ class Spec:
             raise GenerateError(f"pack {pack.name!r} has no generate.json: it says which columns of its people "
                                 "records are redrawn, and the pools of fresh names (see docs/generate.md)")
         raw = json.loads(path.read_text(encoding="utf-8"))
-        spec = cls(raw["records"], raw["first_names"], raw["last_names"], raw.get("organizations", []))
+        spec = cls(raw["records"], raw["first_names"], raw["last_names"], raw.get("organizations", []),
+                   raw.get("organization_words", []))
         for table, columns in spec.records.items():
             for column, kind in columns.items():
                 if kind not in REDRAWN:
@@ -267,7 +269,18 @@ class Draw:
         return "".join(str(self.rng.randrange(10)) if c.isdigit() else c for c in old)
 
     def _organization(self, old: str) -> str:
-        return self.rng.choice(self.spec.organizations)
+        # A business keeps what it is ("... Family Clinic"), under a name of its own; a person stays a person.
+        words = old.split()
+        trade = {w.lower() for w in self.spec.organization_words}
+        if not any(w.lower().strip(",.") in trade or w.lower().strip(",.") in CORPORATE_SUFFIXES for w in words[1:]) \
+                or not self.spec.organizations:
+            return self._person(old)
+        if len(words[0]) >= 5:  # "Voltra's battery": the name alone, said as the skeleton said it
+            self.drawn.words.setdefault(words[0], "")
+        new = " ".join([self.rng.choice(self.spec.organizations), *words[1:]])
+        if words[0] in self.drawn.words:
+            self.drawn.words[words[0]] = new.split()[0]
+        return new
 
 
 def _respell_phone(old: str, digits: str) -> str:
