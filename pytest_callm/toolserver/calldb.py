@@ -141,9 +141,9 @@ class CallStore:
                                    "before starting more")
             tmp = self.root / f".{call_id}.{uuid.uuid4().hex}.tmp"
             shutil.copyfile(self.template, tmp)
-            if records:  # before the link: a racer sees the whole file or none
-                add_records(tmp, records)
             try:
+                if records:  # before the link: a racer sees the whole file or none
+                    add_records(tmp, records)
                 os.link(tmp, path)  # atomic and never overwrites: a racer's file wins intact
             except FileExistsError:
                 pass
