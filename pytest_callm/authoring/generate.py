@@ -504,9 +504,7 @@ def draw_task(index: int, attempt: int, skeleton_path: Path, skeleton: dict[str,
     keys += [(a["exp_tool_calls"], b["exp_tool_calls"]) for a, b in zip(skeleton.get("routes", []), out.get("routes", []))]
     try:
         for old_calls, new_calls in keys:
-            old_results = player.results(json.loads(json.dumps(old_calls)), None)
-            old_statuses = player.statuses
-            learned = learned_from_tools(old_calls, old_results, pack)
+            old_statuses, learned = player.skeleton(old_calls)
 
             def derive(i: int, params: dict[str, Any], results: list[Any], learned=learned) -> dict[str, Any]:
                 return {p: _at(results[learned[(i, p)][0]], learned[(i, p)][1]) if (i, p) in learned else v
@@ -567,6 +565,7 @@ class KeyPlayer:
         self.loop = asyncio.new_event_loop()
         self.tools = InProcessTools({pack.name: pack})
         self.count = 0
+        self._skeletons: dict[str, tuple[list[str | None], dict[tuple[int, str], tuple[int, tuple]]]] = {}
 
     def results(self, calls: list[dict[str, Any]], records: dict[str, list[dict[str, Any]]] | None,
                 derive: Callable[[int, dict[str, Any], list[Any]], dict[str, Any]] | None = None) -> list[Any]:
@@ -602,6 +601,14 @@ class KeyPlayer:
 
         self.loop.run_until_complete(play())
         return out
+
+    def skeleton(self, calls: list[dict[str, Any]]) -> tuple[list[str | None], dict[tuple[int, str], tuple[int, tuple]]]:
+        """A skeleton key's statuses and what it learns from its tools (played once, then remembered)."""
+        at = json.dumps(calls, sort_keys=True)
+        if at not in self._skeletons:
+            results = self.results(json.loads(at), None)
+            self._skeletons[at] = (self.statuses, learned_from_tools(calls, results, self.pack))
+        return self._skeletons[at]
 
     def close(self) -> None:
         self.loop.run_until_complete(self.tools.aclose())
@@ -789,23 +796,34 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
         phases[phase] += now - clock
         clock = now
 
-    for _ in range(TRIES):
-        if not pending:
-            break
+    while pending:
         staging = Path(tempfile.mkdtemp(prefix="callm-generate-"))
         try:
+            # Drawing and the cheap judge (a key that leaks into the test is not worth proving) try
+            # again at once; locking, the oracle and prove judge the round's draws together.
             drawn: dict[int, tuple[Path, Path]] = {}  # index -> (skeleton, staged file)
-            for index, attempt in sorted(pending.items()):
-                path = pick(index, attempt)
-                cand = draw_task(index, attempt, path, skeletons[path], pack, spec, seed_db, blocked, seed, player)
-                if cand.data is None:
-                    reject(path, cand.why)
-                    continue
-                target = _task_dir(staging, cand.data)
-                _write(target, cand.data)
-                drawn[index] = (path, target / "task.json")
-            staged = [f for _, f in drawn.values()]
+            for index in sorted(pending):
+                while pending[index] < TRIES and index not in drawn:
+                    path = pick(index, pending[index])
+                    cand = draw_task(index, pending[index], path, skeletons[path], pack, spec, seed_db, blocked,
+                                     seed, player)
+                    why = cand.why
+                    if cand.data is not None:
+                        target = _task_dir(staging, cand.data)
+                        _write(target, cand.data)
+                        lap("draw")
+                        leak = leaks([target / "task.json"])
+                        lap("split-check")
+                        if not leak:
+                            drawn[index] = (path, target / "task.json")
+                            continue
+                        why = f"split-check: {next(iter(leak.values()))}"
+                        shutil.rmtree(target)
+                    reject(path, why)
+                    pending[index] += 1
+                    redrawn += 1
             lap("draw")
+            staged = [f for _, f in drawn.values()]
             bad = {f: why for f, why in (_lock_and_play(staged, packs) if staged else {}).items() if why}
             fine = [f for f in staged if f not in bad]
             lap("lock and oracle")
@@ -817,12 +835,11 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                 for pack_problem in proof.pack_problems.get(pack_name, []):
                     log(f"pack problem seen while proving: {pack_problem}")
                 lap("prove")
-                for f, why in leaks([f for f in fine if f not in bad]).items():
-                    bad[f] = f"split-check: {why}"
-                lap("split-check")
             for index, (skeleton, f) in sorted(drawn.items()):
                 if f in bad:
                     reject(skeleton, bad[f])
+                    pending[index] += 1
+                    redrawn += 1
                     continue
                 tally.setdefault(skeleton, [0, 0])[0] += 1
                 final = _task_dir(root, read_task_json(f))
@@ -830,13 +847,11 @@ def generate(pack_name: str, n: int, seed: int, out: Path, industries: list[Path
                 shutil.copyfile(f, final / "task.json")
                 kept[index] = final / "task.json"
                 del pending[index]
-            for index in pending:
-                pending[index] += 1
-                redrawn += 1
+            for index in [i for i, tries in pending.items() if tries >= TRIES]:
+                log(f"task {index}: no keepable draw in {TRIES} tries")
+                del pending[index]
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     player.close()
-    for index in pending:
-        log(f"task {index}: no keepable draw in {TRIES} tries")
     return Generated([kept[i] for i in sorted(kept)], given_up, redrawn, time.perf_counter() - started, rejected,
                      {k: round(v, 1) for k, v in phases.items()})
