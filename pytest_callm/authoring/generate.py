@@ -13,10 +13,11 @@ caller brings, consistently, wherever it appears:
 - the caller's script, traits, scripted responses, answer key, routes and traps say the new values
   in the spellings the skeleton used (a phone with dashes, a date of birth in words, "Ms. Lastname").
 
-What the business owns (slots, products, fees, staff, policy) is kept. Fresh values come from the
-pack's `generate.json` pools and from the seed's randomness (`random.Random` seeded by the pack,
-the seed, the task's index and the try), never from a locked task: a drawn name, phone, date of
-birth or id that any locked task or the seed holds is drawn again.
+What the business owns (slots, products, fees, staff, policy) is kept, and what the agent reads off
+a tool (a hold token) is taken from the new key's own replay. Fresh values come from the pack's
+`generate.json` pools, drawn by `random.Random` seeded with the pack, `--seed`, the task's index
+and the try (so a seed always writes the same bytes), never from a locked task: a drawn name,
+phone, date of birth or id that any locked task or the pack's seed holds is drawn again.
 
 The answer key's expected state is what replaying it leaves (`lock`), and a drawn task is kept only
 when the oracle passes it, `callm prove` finds no problem in it and `callm split-check` finds no
@@ -32,7 +33,6 @@ import random
 import re
 import shutil
 import sqlite3
-import sys
 import tempfile
 import time
 import unicodedata
@@ -198,6 +198,7 @@ class Draw:
         self.rng, self.spec, self.seed, self.blocked, self.today = rng, spec, seed, blocked, today
         self.drawn = Drawn()
         self.taken: set[str] = set()
+        self.owner: str | None = None  # the new name of the person whose row is being drawn (their email)
         # A pool name any locked task or the seed holds is never drawn ("Castellanos" alone is a person).
         self.first_names = [w for w in spec.first_names if not blocked.holds("person", w)]
         self.last_names = [w for w in spec.last_names if not blocked.holds("person", w)]
@@ -249,7 +250,7 @@ class Draw:
         return _respell_phone(old, new)
 
     def _email(self, old: str) -> str:
-        person = next((n for (k, _), n in self.drawn.values.items() if k == "person"), None)
+        person = self.owner or next((n for (k, _), n in self.drawn.values.items() if k == "person"), None)
         local = _ascii(person).lower().replace(" ", ".").replace("'", "") if person else \
             f"caller{self.rng.randrange(1000, 10000)}"
         local = re.sub(r"[^a-z0-9.]", "", local) + (str(self.rng.randrange(10, 100)) if self.rng.random() < 0.5 else "")
@@ -452,8 +453,10 @@ def _draw_values(draw: Draw, records: dict[str, list[dict[str, Any]]], skeleton:
                     draw.value(kind, value)
     for table, rows in records.items():
         for row in rows:
+            draw.owner = next((draw.value(k, v) for k, v in kinds_of(table, row) if k == "person" and v), None)
             for kind, value in kinds_of(table, row):
                 draw.value(kind, value)
+    draw.owner = None
     for kind, value in _caller_facts(skeleton, pack):
         if kind == "date" and value[:10] >= pack.now.date().isoformat():
             continue  # a day the caller asks the business for (a delivery, a visit): the calendar's, kept
