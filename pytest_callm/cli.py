@@ -21,6 +21,9 @@
                                       answer keys with the evaluation set (default: tasks/)
     callm export PATHS... --out FILE.jsonl
                                       one dataset row per task (prompt, info, answer key hash)
+    callm generate PACK --n N --seed S [--out DIR]
+                                      training tasks drawn from the pack's locked ones with fresh
+                                      people and facts, each proven and refused if it leaks
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         from pytest_callm.rl.dataset import main as export_main
 
         return export_main(argv[1:])
+    if argv[:1] == ["generate"]:
+        return generate_main(argv[1:])
     if argv[:1] == ["prove"]:
         from pytest_callm.authoring.prove import main as prove_main
 
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("merge", help="join shard run directories into one run (see its --help)")
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
     sub.add_parser("export", help="write the tasks as dataset rows, JSON lines (see its --help)")
+    sub.add_parser("generate", help="write training tasks with fresh people and facts (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 to serve on")
     p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                          help="live call databases per pack before new calls are refused (429)")
@@ -152,6 +158,55 @@ def main(argv: list[str] | None = None) -> int:
         print(e, file=sys.stderr)
         return 2
     return 0
+
+
+def generate_main(argv: list[str]) -> int:
+    from pytest_callm.authoring.generate import GenerateError, generate
+    from pytest_callm.rl.splits import clashes, load_tasks
+
+    parser = argparse.ArgumentParser(
+        prog="callm generate",
+        description="write training tasks: the pack's locked tasks as skeletons, every person and fact drawn "
+                    "afresh from the seed, each locked, proven and split-checked (docs/generate.md)")
+    parser.add_argument("pack", help="the industry pack, e.g. legal")
+    parser.add_argument("--n", type=int, required=True, help="how many tasks (spread evenly over the six categories)")
+    parser.add_argument("--seed", type=int, required=True, help="the same seed writes the same files, byte for byte")
+    parser.add_argument("--out", type=Path, default=Path("generated"),
+                        help="folder to write under, as OUT/PACK/seed-S/ID/task.json (default: generated/, "
+                             "outside tasks/, so never collected with the locked suite)")
+    parser.add_argument("--eval", dest="evaluation", type=Path, default=Path("tasks"),
+                        help="the locked suite: the skeletons, and what the tasks must not leak into (default: tasks/)")
+    parser.add_argument("--industries", action="append", default=[], type=Path,
+                        help="extra folder holding industry packs (repeatable)")
+    parser.add_argument("--workers", type=int, default=None, help="processes proving the tasks (default: one per core, at most 4)")
+    args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error("--n must be at least 1")
+    industries = default_industries(Path.cwd()) + args.industries
+    try:
+        packs = PackRegistry(industries)
+        evaluation, problems = load_tasks([args.evaluation / args.pack], packs)
+        if problems:
+            print("the evaluation set does not load:\n" + "\n".join(problems), file=sys.stderr)
+            return 2
+
+        def leaks(files: list[Path]) -> dict[Path, str]:
+            training, _ = load_tasks(files, packs)
+            return {Path(c.training.task.path): f"{c.reason} {c.evaluation.name}" for c in clashes(training, evaluation)}
+
+        result = generate(args.pack, args.n, args.seed, args.out, industries, leaks=leaks, locked=args.evaluation,
+                          workers=args.workers)
+    except (GenerateError, PackError, TaskError) as e:
+        print(f"callm generate: {e}", file=sys.stderr)
+        return 2
+    for skeleton, why in sorted(result.dropped_skeletons.items()):
+        print(f"skeleton {skeleton} left out: {why}")
+    rejected = ", ".join(f"{k} {v}" for k, v in sorted(result.rejected.items())) or "none"
+    where = args.out / args.pack / f"seed-{args.seed}"
+    print(f"{len(result.written)} of {args.n} task(s) written to {where} in {result.seconds:.0f} s "
+          f"({', '.join(f'{k} {v:.0f} s' for k, v in result.phases.items())}); "
+          f"draws rejected and drawn again: {result.redrawn} ({rejected})")
+    return 0 if len(result.written) == args.n else 1
 
 
 def new_task_main(target: Path, industries: list[Path], industry: str | None) -> int:

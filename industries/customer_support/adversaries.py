@@ -48,10 +48,7 @@ def _play(key: Key, calls: list[ExpectedCall]) -> tuple[list[tuple[str | None, A
     tools as the tool server runs them (a refusal rolls back unless it keeps its writes); handoffs
     and engine tools give (None, None). Also the database as they left it."""
     pack = key.pack
-    db = sqlite3.connect(":memory:", isolation_level=None)
-    db.row_factory = sqlite3.Row
-    db.executescript(pack.schema_sql)
-    db.executescript(pack.seed_sql)
+    db = key.start_db()  # the seed, plus the task's own records (a generated task's people)
     db.execute(SESSION_DDL)
     out: list[tuple[str | None, Any]] = []
     for call in calls:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
-from functools import lru_cache
 from typing import Any
 
 from pytest_callm.authoring.house_rules import Adversaries, Key, drop, insert, replace, set_
@@ -27,17 +26,8 @@ HANDOFF = "transfer_to_"
 
 # --- what the practice has on file -------------------------------------------------------------
 
-@lru_cache(maxsize=4)
-def _seed(schema_sql: str, seed_sql: str) -> sqlite3.Connection:
-    db = sqlite3.connect(":memory:", check_same_thread=False)
-    db.row_factory = sqlite3.Row
-    db.executescript(schema_sql)
-    db.executescript(seed_sql)
-    return db
-
-
 def _db(key: Key) -> sqlite3.Connection:
-    return _seed(key.pack.schema_sql, key.pack.seed_sql)
+    return key.seeded()  # the seed, plus the task's own records (a generated task's people)
 
 
 def _now(key: Key) -> dt.datetime:

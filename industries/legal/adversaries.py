@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from functools import lru_cache
 
 from pytest_callm.authoring.house_rules import Adversaries, Key, drop, insert, set_
 from pytest_callm.normalize import person, phone as phone_digits
@@ -44,16 +43,8 @@ OTHER_REASON = {"caller_request": "complaint", "complaint": "caller_request", "e
 
 # --- the firm's data, read from the pack's seed ---------------------------------------------------
 
-@lru_cache(maxsize=None)
-def _seed(schema_sql: str, seed_sql: str) -> sqlite3.Connection:
-    db = sqlite3.connect(":memory:", check_same_thread=False)
-    db.row_factory = sqlite3.Row
-    db.executescript(schema_sql + "\n" + seed_sql)
-    return db
-
-
 def _db(key: Key) -> sqlite3.Connection:
-    return _seed(key.pack.schema_sql, key.pack.seed_sql)
+    return key.seeded()  # the seed, plus the task's own records (a generated task's people)
 
 
 def _now(key: Key) -> str:

@@ -115,9 +115,18 @@ class Key:
         raise IndexError(i)
 
     def query(self, sql: str, *params: Any) -> list[dict[str, Any]]:
-        """Rows of the pack's seeded database (the state every call starts from): another
-        customer to impersonate, the caller's other visit to cancel by mistake."""
-        return [dict(r) for r in _seed_db(self.pack).execute(sql, params)]
+        """Rows of the database the task's calls start from (the pack's seed, plus the task's own
+        records): another customer to impersonate, the caller's other visit to cancel by mistake."""
+        return [dict(r) for r in self.seeded().execute(sql, params)]
+
+    def seeded(self) -> sqlite3.Connection:
+        """The task's starting database, shared and read only (build a fresh one to write: `start_db`)."""
+        return _seed_db(self.pack, self.task.records)
+
+    def start_db(self) -> sqlite3.Connection:
+        """A fresh, private database in the state the task's calls start from: the pack's schema and
+        seed plus the task's own records (`records` in task.json), autocommit, rows as `sqlite3.Row`."""
+        return start_db(self.pack, self.task.records)
 
     def edit(self, *changes: dict[str, Any], handoff_path: list[str] | None = None,
              caller_says: list[str] | None = None, label: str | None = None) -> dict[str, Any]:
@@ -131,17 +140,31 @@ class Key:
         return out
 
 
-_SEEDS: dict[int, sqlite3.Connection] = {}
+_SEEDS: dict[tuple[int, str], sqlite3.Connection] = {}
 
 
-def _seed_db(pack: Pack) -> sqlite3.Connection:
-    db = _SEEDS.get(id(pack))
+def _seed_db(pack: Pack, records: dict[str, list[dict[str, Any]]]) -> sqlite3.Connection:
+    """One shared starting database per pack and set of task records (a locked task has none)."""
+    at = (id(pack), json.dumps(records, sort_keys=True) if records else "")
+    db = _SEEDS.pop(at, None)
     if db is None:
-        db = sqlite3.connect(":memory:", check_same_thread=False)
-        db.row_factory = sqlite3.Row
-        db.executescript(pack.schema_sql)
-        db.executescript(pack.seed_sql)
-        _SEEDS[id(pack)] = db
+        db = start_db(pack, records)
+    _SEEDS[at] = db  # most recent last
+    while len(_SEEDS) > 64:  # a generated set has a start state per task: keep the recent ones
+        del _SEEDS[next(iter(_SEEDS))]
+    return db
+
+
+def start_db(pack: Pack, records: dict[str, list[dict[str, Any]]]) -> sqlite3.Connection:
+    """A fresh in-memory database: the pack's schema and seed, plus a task's own records."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.executescript(pack.schema_sql)
+    db.executescript(pack.seed_sql)
+    for table, rows in records.items():
+        for row in rows:
+            listed = ", ".join(f'"{c}"' for c in row)
+            db.execute(f'INSERT INTO "{table}" ({listed}) VALUES ({", ".join("?" * len(row))})', tuple(row.values()))
     return db
 
 

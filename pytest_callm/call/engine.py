@@ -29,9 +29,10 @@ Watch = Callable[[Trajectory], None]
 
 async def run_call(*, pack: Pack, model: Model, caller: Caller, line: Line, tools: ToolClient, call_id: str,
                    task_id: str, attempt: int, limits: CallLimits = CallLimits(),
-                   watch: Watch | None = None) -> Trajectory:
+                   watch: Watch | None = None, records: dict | None = None) -> Trajectory:
     episode = Episode(pack=pack, caller=caller, line=line, tools=tools, call_id=call_id, task_id=task_id,
-                      attempt=attempt, model_name=getattr(model, "name", type(model).__name__), limits=limits)
+                      attempt=attempt, model_name=getattr(model, "name", type(model).__name__), limits=limits,
+                      records=records)
     observation = await episode.reset()
     while not observation.done:
         if watch is not None:

@@ -94,8 +94,10 @@ class Episode:
     """State of one call in progress, advanced one model reply at a time."""
 
     def __init__(self, *, pack: Pack, caller: Caller, line: Line, tools: ToolClient, call_id: str, task_id: str,
-                 attempt: int, model_name: str, limits: CallLimits = CallLimits()):
+                 attempt: int, model_name: str, limits: CallLimits = CallLimits(),
+                 records: dict[str, list[dict[str, Any]]] | None = None):
         self.pack, self.caller, self.line, self.tools = pack, caller, line, tools
+        self.records = records or None  # the task's own rows on top of the seed (Task.records)
         self.limits = limits
         self.agent = pack.entry_agent
         self.messages: list[dict[str, Any]] = []
@@ -120,7 +122,10 @@ class Episode:
 
     async def reset(self) -> Observation:
         # The call's database exists from the start: its final state is the seed if no tool ran.
-        await self.tools.start_call(self.pack.name, self.trajectory.call_id)
+        if self.records:
+            await self.tools.start_call(self.pack.name, self.trajectory.call_id, self.records)
+        else:  # a client of the tool server's older interface (a test's own) takes no records
+            await self.tools.start_call(self.pack.name, self.trajectory.call_id)
         greeting = self.pack.greeting
         self.messages.append({"role": "assistant", "content": greeting})
         self.trajectory.transcript.append(TranscriptTurn("agent", greeting, self._ms(), agent=self.agent))

@@ -153,7 +153,7 @@ def callm_call_db(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm
     request.getfixturevalue("callm_tool_server")  # only a played attempt needs the server up
     runtime = callm_runtime.started()
     db = CallDatabase(callm_task.pack.name, make_call_id(callm_task.task.task_id, callm_task.attempt))
-    runtime.start_call(callm_task.pack, db.call_id)
+    runtime.start_call(callm_task.pack, db.call_id, callm_task.task.records)
     yield db
     runtime.forget_call(callm_task.pack, db.call_id)
 

@@ -241,8 +241,10 @@ class Runtime:
         """Cancel every call in flight and wait until each has removed its database."""
         self._loop.cancel_all()
 
-    def start_call(self, pack: Pack, call_id: str) -> None:
-        self.run(self.tools.start_call(pack.name, call_id))
+    def start_call(self, pack: Pack, call_id: str, records: dict | None = None) -> None:
+        """Create the call's database: the seed, plus the task's own `records` when it has some."""
+        self.run(self.tools.start_call(pack.name, call_id, records) if records
+                 else self.tools.start_call(pack.name, call_id))
 
     def run_attempt(self, task: Task, pack: Pack, attempt: int) -> tuple[Trajectory, Verdict]:
         trajectory = self.play(task, pack, attempt)
@@ -271,7 +273,7 @@ class Runtime:
                 trajectory = await run_call(
                     pack=pack, model=who.model, caller=who.caller, line=who.line, tools=self.tools,
                     call_id=this_call, task_id=task.task_id, attempt=attempt, limits=self.limits,
-                    watch=self.watch)
+                    watch=self.watch, records=task.records)
             except (ModelAccessError, AnswerKeyError):
                 raise
             except ModelInfrastructureError as e:

@@ -75,6 +75,7 @@ class Task:
     traps: list[dict[str, Any]] = field(default_factory=list)  # as written; `authoring/prove.py` replays them
     routes: list[Route] = field(default_factory=list)  # other answer keys, each as right as the main one
     route_id: str | None = None  # set on the task view of a route (`keys`)
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # the task's own rows on the seed
 
     def keys(self) -> list[Task]:
         """The main answer key, then each route's, as tasks of their own (what the verifier scores)."""
@@ -159,6 +160,7 @@ def build_task(path: Path, data: dict[str, Any], pack: Pack) -> Task:
         forbidden_tools=list(data.get("forbidden_tools", [])),
         exp_db_state=data.get("exp_db_state"),
         traps=list(data.get("traps", [])),
+        records={t: [dict(r) for r in rows] for t, rows in data.get("records", {}).items()},
         routes=[Route(r["id"], _expected_calls(r["exp_tool_calls"]),
                       [pack.agent_of_path_entry(e) for e in r.get("exp_handoff_path", data["exp_handoff_path"])],
                       r.get("exp_db_state")) for r in data.get("routes", [])],

@@ -47,6 +47,40 @@ TOKEN_HEADER = "X-Callm-Token"
 TOKEN_ENV = "CALLM_TOOL_SERVER_TOKEN"
 
 
+# A task's own rows on top of the pack's seed (a generated training task's people): table -> rows.
+Records = dict[str, list[dict[str, Any]]]
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def valid_records(records: Any) -> bool:
+    """None, or table -> list of rows (column -> JSON scalar), every name a plain SQL identifier."""
+    if records is None:
+        return True
+    if not isinstance(records, dict):
+        return False
+    return all(isinstance(t, str) and _NAME.fullmatch(t) and isinstance(rows, list)
+               and all(isinstance(r, dict) and all(isinstance(c, str) and _NAME.fullmatch(c) for c in r)
+                       and all(v is None or isinstance(v, (str, int, float)) for v in r.values()) for r in rows)
+               for t, rows in records.items())
+
+
+def add_records(path: Path, records: Records) -> None:
+    """Insert a task's own rows into a fresh call file (its columns named, so the order is the task's)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("BEGIN")
+        for table, rows in records.items():
+            for row in rows:
+                listed = ", ".join(f'"{c}"' for c in row)
+                db.execute(f'INSERT INTO "{table}" ({listed}) VALUES ({", ".join("?" * len(row))})',
+                           tuple(row.values()))
+        db.execute("COMMIT")
+    finally:
+        db.close()
+
+
 def valid_call_id(call_id: str | None) -> bool:
     return call_id is not None and CALL_ID_RE.fullmatch(call_id) is not None
 
@@ -97,7 +131,8 @@ class CallStore:
             raise ValueError(f"invalid call id {call_id!r}")
         return self.root / f"{call_id}.sqlite"
 
-    def open(self, call_id: str) -> sqlite3.Connection:
+    def open(self, call_id: str, records: Records | None = None) -> sqlite3.Connection:
+        """The call's database, created from the seed (plus the task's own `records`) on first use."""
         path = self.path(call_id)
         if not path.exists():
             if len(self._live) >= self.max_live:
@@ -107,6 +142,8 @@ class CallStore:
             tmp = self.root / f".{call_id}.{uuid.uuid4().hex}.tmp"
             shutil.copyfile(self.template, tmp)
             try:
+                if records:  # before the link: a racer sees the whole file or none
+                    add_records(tmp, records)
                 os.link(tmp, path)  # atomic and never overwrites: a racer's file wins intact
             except FileExistsError:
                 pass
@@ -128,12 +165,12 @@ class CallStore:
         for leftover in (path, path.with_name(path.name + "-journal")):
             leftover.unlink(missing_ok=True)
 
-    def connection(self, call_id: str) -> sqlite3.Connection:
+    def connection(self, call_id: str, records: Records | None = None) -> sqlite3.Connection:
         """A connection kept open for the call's next request (opening one costs more than a tool).
 
         For one thread only: the tool server's event loop. Everything else uses `open()`.
         """
-        db = self._recent.pop(call_id, None) or self.open(call_id)
+        db = self._recent.pop(call_id, None) or self.open(call_id, records)
         self._recent[call_id] = db
         while len(self._recent) > self.KEEP_OPEN:
             self._recent.popitem(last=False)[1].close()

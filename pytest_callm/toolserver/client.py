@@ -94,8 +94,10 @@ class ToolClient:
             audit = None
         return payload, audit
 
-    async def start_call(self, pack: str, call_id: str) -> None:
-        await self._send("POST", f"/packs/{pack}/call", call_id)
+    async def start_call(self, pack: str, call_id: str, records: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        """Create the call's database; `records`: the task's own rows on top of the seed."""
+        await self._send("POST", f"/packs/{pack}/call", call_id,
+                         json.dumps({"records": records}) if records else None)
 
     async def remove_call(self, pack: str, call_id: str) -> None:
         await self._send("DELETE", f"/packs/{pack}/call", call_id)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.task.pack import Pack
-from pytest_callm.toolserver.calldb import CallStore
+from pytest_callm.toolserver.calldb import CallStore, Records
 from pytest_callm.toolserver.server import DATA_DIR_PREFIX, run_tool
 from pytest_callm.toolkit import envelope
 
@@ -28,8 +28,8 @@ class InProcessTools:
         self._folder = Path(tempfile.mkdtemp(prefix=DATA_DIR_PREFIX))
         self.stores = {name: CallStore(pack, self._folder) for name, pack in packs.items()}
 
-    async def start_call(self, pack: str, call_id: str) -> None:
-        self.stores[pack].connection(call_id)
+    async def start_call(self, pack: str, call_id: str, records: Records | None = None) -> None:
+        self.stores[pack].connection(call_id, records)
 
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
         return (await self.call_audited(pack, call_id, tool, arguments))[0]

@@ -48,7 +48,7 @@ from fastapi.responses import JSONResponse
 
 from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL,
                                             REPLIES_TABLE, REQUEST_HEADER, SERVER_KEEPALIVE_S, TOKEN_ENV, TOKEN_HEADER,
-                                            CallStore, TooManyCalls, valid_call_id)
+                                            CallStore, TooManyCalls, valid_call_id, valid_records)
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
@@ -312,10 +312,21 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         if isinstance(located, JSONResponse):
             return located
         store, call_id = located
+        # An optional body {"records": {table: [row, ...]}}: the task's own rows on top of the seed.
+        raw = await request.body()
         try:
-            store.connection(call_id)
+            records = json.loads(raw).get("records") if raw else None
+        except (ValueError, AttributeError):
+            records = "?"
+        if not valid_records(records):
+            return _reply(400, envelope(False, None, "bad_request",
+                                        'body: {"records": {table: [{column: value, ...}, ...]}}'))
+        try:
+            store.connection(call_id, records)
         except TooManyCalls as e:
             return too_many(e)
+        except sqlite3.Error as e:  # a row the schema refuses: the task's fault, told to its client
+            return _reply(400, envelope(False, None, "bad_records", f"records do not fit the pack's schema: {e}"))
         return _reply(200, envelope(True, {"call_id": call_id}))
 
     async def remove_call(request: Request) -> JSONResponse:

@@ -1,0 +1,67 @@
+"""A task's own records (`records` in task.json): rows its calls start with, on top of the pack's seed.
+
+The tool server inserts them into the call's fresh copy of the seed when the call starts, before
+anything else can open it; a call started without them is the plain seed; a malformed body is a 400
+and a row the schema refuses is named, never a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+
+from pytest_callm.toolserver.server import CALL_ID_HEADER
+
+PACK = "vet_clinic"
+NOVA = {"id": "o9", "full_name": "Nova Quillfeather", "phone": "5035550166", "email": None}
+
+
+@pytest.fixture(scope="module")
+def http(tool_server):
+    with httpx.Client(base_url=tool_server.url, timeout=10.0) as client:
+        yield client
+
+
+def start(http: httpx.Client, call_id: str, body: object | None = None) -> httpx.Response:
+    return http.post(f"/packs/{PACK}/call", headers={CALL_ID_HEADER: call_id, "Content-Type": "application/json"},
+                     content=b"" if body is None else json.dumps(body).encode())
+
+
+def verify(http: httpx.Client, call_id: str, who: dict) -> dict:
+    r = http.post(f"/packs/{PACK}/tools/verify_owner", headers={CALL_ID_HEADER: call_id},
+                  content=json.dumps({"full_name": who["full_name"], "phone": who["phone"]}).encode())
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_call_started_with_records_finds_the_tasks_own_person(http):
+    call_id = f"rec-{uuid.uuid4().hex}"
+    assert start(http, call_id, {"records": {"owners": [NOVA]}}).status_code == 200
+    assert verify(http, call_id, NOVA)["ok"] is True
+
+
+def test_records_belong_to_their_call_only(http):
+    with_records, without = f"rec-{uuid.uuid4().hex}", f"rec-{uuid.uuid4().hex}"
+    assert start(http, with_records, {"records": {"owners": [NOVA]}}).status_code == 200
+    assert start(http, without).status_code == 200
+    assert verify(http, without, NOVA)["ok"] is False
+
+
+@pytest.mark.parametrize("body", [{"records": []}, {"records": {"owners": {"id": "o9"}}},
+                                  {"records": {"owners; DROP TABLE owners": [{"id": "x"}]}},
+                                  {"records": {"owners": [{"id": {"nested": 1}}]}}])
+def test_malformed_records_are_a_bad_request(http, body):
+    r = start(http, f"rec-{uuid.uuid4().hex}", body)
+    assert r.status_code == 400 and r.json()["error_code"] == "bad_request"
+
+
+def test_a_row_the_schema_refuses_is_named_and_no_call_is_made(http):
+    call_id = f"rec-{uuid.uuid4().hex}"
+    r = start(http, call_id, {"records": {"owners": [{"id": "o1", "full_name": "Dup", "phone": "1"}]}})
+    assert r.status_code == 400 and r.json()["error_code"] == "bad_records"
+    assert "UNIQUE" in r.json()["caller_safe_message"]
+    state = http.get(f"/packs/{PACK}/state", headers={CALL_ID_HEADER: call_id})
+    assert state.status_code == 404  # the half-made file was never linked into place
