@@ -24,6 +24,17 @@ pytest_plugins = ["pytester"]
 # in a later test escaped as a raw httpcore2 error.
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `slow` (minutes each: a real training step) run only when asked for with `-m slow`,
+    so `pytest tests` stays as fast as it was."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow (minutes): run with -m slow")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
 EXAMPLE_PACK = REPO / "examples" / "industries" / "vet_clinic"
 EXAMPLE_TASKS = REPO / "examples" / "tasks" / "vet_clinic"
 
