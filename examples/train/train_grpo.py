@@ -50,10 +50,20 @@ TASKS = REPO / "examples" / "tasks"
 # SmolLM2's chat template has no tools: they go into the system message, in the <tool_call> form
 # SmolLM2-Instruct's function-calling data used.
 TOOLS_INSTRUCTION = (
-    "\n\n# Tools\nYou may call these functions:\n<tools>{tools}</tools>\n"
-    "To call one, reply with only: <tool_call>[{{\"name\": \"function_name\", \"arguments\": {{...}}}}]</tool_call>\n"
-    "Otherwise reply with what you say to the caller.")
+    "\n\n# Tools\nYou have access to the following tools:\n<tools>{tools}</tools>\n\n"
+    "To call tools, reply with only the calls, in this format and with no other text:\n"
+    "<tool_call>[{{\"name\": \"func_name\", \"arguments\": {{\"argument1\": \"value1\"}}}}]</tool_call>\n"
+    "When no tool is needed, reply with what you say to the caller.")
 TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+# SmolLM2-135M does not write a tool call unprompted (none in 8 samples of C2-E1's first reply at
+# temperature 0.7); opened with a call it invents tool names (4 of 4), and given the name it invents
+# argument names (4 of 4), so no rollout would pass and GRPO would have nothing to learn from. As the
+# project's smollm2-local server constrains its calls by grammar, the first reply of a call is a tool
+# call here: the JSON structure is the environment's tokens (env_mask 0, never trained on); the model
+# picks the tool among the active agent's and its first argument among that tool's, by its own
+# probabilities (those tokens are trained on), and writes the value and the rest freely.
+# --no-open-tool-call leaves the reply free.
+OPEN_TOOL_CALL = '<tool_call>[{"name": "'
 
 
 def system_text(prompt: str, tools: list[dict[str, Any]]) -> str:
@@ -100,8 +110,10 @@ def environment_text(step: StepResult) -> str:
 class CallRollouts:
     """TRL's `rollout_func`: one whole call per prompt, played against `CallEnvironment`."""
 
-    def __init__(self, env: CallEnvironment, tokenizer, max_new_tokens: int, max_replies: int):
+    def __init__(self, env: CallEnvironment, tokenizer, max_new_tokens: int, max_replies: int,
+                 open_tool_call: bool = True):
         self.env, self.tokenizer = env, tokenizer
+        self.opening = OPEN_TOOL_CALL if open_tool_call else ""
         self.max_new_tokens, self.max_replies = max_new_tokens, max_replies
         self.episodes: list[dict[str, Any]] = []  # every scored call, for the report
         self.end_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
@@ -141,12 +153,37 @@ class CallRollouts:
             if len(said) == self.max_replies:  # the rollout's budget: the call ends here, scored as it stands
                 step = self.env.run(self.env.aend(episode_id, f"rollout budget of {self.max_replies} replies spent"))
                 break
+            opened = []
+            if not said and self.opening:
+                opened = self.ids(self.opening)
+                completion += opened
+                logprobs += [0.0] * len(opened)
+                mask += [0] * len(opened)
+                tools = step.observation.tools
+                which, name, lps = self.pick(model, trainer, prompt_ids + completion, cache,
+                                             [t["function"]["name"] for t in tools])
+                completion += name
+                logprobs += lps
+                mask += [1] * len(name)
+                keys = list((tools[which]["function"].get("parameters") or {}).get("properties") or {})
+                glue = self.ids(', "arguments": {"' if keys else ', "arguments": {}}]</tool_call>')
+                completion += glue
+                logprobs += [0.0] * len(glue)
+                mask += [0] * len(glue)
+                opened = opened + name + glue
+                if keys:
+                    _, key, lps = self.pick(model, trainer, prompt_ids + completion, cache, keys)
+                    colon = self.ids(': "')
+                    completion += key + colon
+                    logprobs += lps + [0.0] * len(colon)
+                    mask += [1] * len(key) + [0] * len(colon)
+                    opened = opened + key + colon
             new, lps = self.sample(model, trainer, prompt_ids + completion, cache)
             completion += new
             logprobs += lps
             mask += [1] * len(new)
             ended = bool(new) and new[-1] == self.end_id
-            said.append(self.tokenizer.decode(new[:-1] if ended else new))
+            said.append(self.tokenizer.decode(opened + (new[:-1] if ended else new)))
             step = self.env.step(episode_id, parse_reply(said[-1], len(said)))
             if not step.done:
                 back = self.ids(("" if ended else "<|im_end|>") + "\n" + environment_text(step)
@@ -176,6 +213,24 @@ class CallRollouts:
             model(input_ids=torch.tensor([prompt_ids[:-1]]), past_key_values=cache, use_cache=True)
             self._prompt_caches = {key: cache}  # one row at a time: TRL hands a group's rollouts together
         return copy.deepcopy(self._prompt_caches[key])
+
+    @torch.no_grad()
+    def pick(self, model, trainer: GRPOTrainer, ids: list[int], cache: DynamicCache,
+             names: list[str]) -> tuple[int, list[int], list[float]]:
+        """One of `names` drawn from the model's own probabilities over them (each name with its
+        closing quote, so one name is not the start of another): its index, its tokens and their
+        log-probabilities, at the trainer's temperature."""
+        seen = cache.get_seq_length()
+        options = []
+        for text in names:
+            name = self.ids(text + '"')
+            logits = model(input_ids=torch.tensor([ids[seen:] + name]), past_key_values=copy.deepcopy(cache),
+                           use_cache=True).logits[0, -len(name) - 1:-1].float() / trainer.args.temperature
+            lps = torch.log_softmax(logits, -1).gather(1, torch.tensor(name)[:, None])[:, 0]
+            options.append((name, lps.tolist()))
+        weights = torch.tensor([sum(lps) for _, lps in options]).softmax(0)
+        which = int(torch.multinomial(weights, 1))
+        return which, *options[which]
 
     @torch.no_grad()
     def sample(self, model, trainer: GRPOTrainer, ids: list[int], cache: DynamicCache) -> tuple[list[int], list[float]]:
@@ -248,8 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generations", type=int, default=4, help="rollouts per row (GRPO's group)")
     parser.add_argument("--max-new-tokens", type=int, default=48, help="tokens per policy reply")
     parser.add_argument("--max-replies", type=int, default=2, help="policy replies per call before it is ended")
+    parser.add_argument("--open-tool-call", action=argparse.BooleanOptionalAction, default=True,
+                        help="open each call's first reply as a tool call (see OPEN_TOOL_CALL)")
     parser.add_argument("--steps", type=int, default=1, help="optimizer steps")
     parser.add_argument("--learning-rate", type=float, default=1e-5)
+    parser.add_argument("--temperature", type=float, default=0.7, help="sampling temperature (TRL's)")
     parser.add_argument("--seed", type=int, default=0, help="the trainer's and the sampler's seed")
     parser.add_argument("--output-dir", default=None, help="the trainer's folder (default a temporary one); "
                         "the trained model is saved there with --save")
@@ -269,14 +327,14 @@ def main(argv: list[str] | None = None) -> int:
         # words as heard at that seed) comes from the environment at reset, in the rollout. Two seeds can
         # give the same first words and still differ later on the line, so the row cannot be that text.
         rows = [{"prompt": json.dumps({"task": name, "seed": seed})} for name in env.task_names() for seed in args.seeds]
-        rollouts = CallRollouts(env, tokenizer, args.max_new_tokens, args.max_replies)
+        rollouts = CallRollouts(env, tokenizer, args.max_new_tokens, args.max_replies, args.open_tool_call)
         log = StepLog()
         import tempfile
 
         with tempfile.TemporaryDirectory() as scratch:
             config = GRPOConfig(
                 output_dir=args.output_dir or scratch, use_cpu=True, bf16=False, seed=args.seed,
-                max_steps=args.steps, learning_rate=args.learning_rate, lr_scheduler_type="constant",
+                max_steps=args.steps, learning_rate=args.learning_rate, temperature=args.temperature, lr_scheduler_type="constant",
                 # one optimizer step sees every row once: a micro-batch per row, each one GRPO group
                 num_generations=args.generations, per_device_train_batch_size=args.generations,
                 gradient_accumulation_steps=len(rows), num_iterations=1,
