@@ -13,8 +13,8 @@ all pass, else 0.0): no scorer of our own.
 
 The tasks are the example pack's (`examples/tasks/vet_clinic`), not the 180 locked evaluation tasks
 under `tasks/`. The default, C2-E1, asks for Saturday's hours: one `check_clinic_hours` call passes
-it, so a 135M model sampling freely hits it sometimes and a group of rollouts can disagree, which
-is what gives GRPO an advantage to learn from. The caller is the offline `OpeningCaller` (no key, no
+it, so with the first reply opened as a tool call (OPEN_TOOL_CALL below) the 135M model passes it
+sometimes and a group of rollouts can disagree, which is what gives GRPO an advantage. The caller is the offline `OpeningCaller` (no key, no
 network), which suits a task decided by the agent's first moves.
 
 The sequence the trainer learns from is one growing chat: the first request, then each reply of
