@@ -26,14 +26,14 @@ pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parent.parent
 
 
-# Tests marked slow take minutes and reach a package index (tests/test_wheel.py builds and installs the
-# wheel): CI runs them as a step of their own (.ci/run), so `pytest tests` keeps its time.
+# Tests marked slow take minutes (tests/test_wheel.py builds and installs the wheel from a package index;
+# tests/test_train_example.py takes an optimizer step): CI runs them as steps of their own (.ci/run).
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False, help="run the tests marked slow")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: takes minutes and a package index; runs only with --run-slow")
+    config.addinivalue_line("markers", "slow: takes minutes (a wheel installed, a real training step); runs only with --run-slow")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -195,9 +195,11 @@ class CallEnvironment:
         self.shaped = shaped
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
         self.tasks: dict[str, tuple[Task, Pack]] = {}
+        self.paths: dict[str, Path] = {}  # each task's file, resolved
         for path in find_task_files(list(map(Path, tasks)) if tasks is not None else [root / "tasks"]):
             _, task, pack = load_task(path, self.packs)
             self.tasks[task.name] = (task, pack)
+            self.paths[task.name] = Path(path).resolve()
         if not self.tasks:
             raise ValueError(f"no task files in {list(tasks) if tasks is not None else root / 'tasks'}")
         self.limits = limits
@@ -227,7 +229,7 @@ class CallEnvironment:
         runtime = self.runtime
         episode = Episode(pack=pack, caller=runtime.caller_for(task, pack, seed, None), line=runtime.line_for(task, seed),
                           tools=runtime.tools, call_id=make_call_id(task.task_id, seed), task_id=task.task_id,
-                          attempt=seed, model_name=POLICY, limits=self.limits)
+                          attempt=seed, model_name=POLICY, limits=self.limits, records=task.records)
         episode_id = f"ep{next(self._ids)}-{episode.trajectory.call_id}"
         running = self._running[episode_id] = Running(task, pack, episode, seed)
         return episode_id, await self._advance(episode_id, running, episode.reset())

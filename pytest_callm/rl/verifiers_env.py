@@ -85,25 +85,29 @@ def verdict_of(result: StepResult) -> dict[str, Any]:
 
 
 class CallmEnv(vf.MultiTurnEnv):
-    """The calls of `calls` (a `CallEnvironment`), one dataset row per task and seed."""
+    """The calls of `calls` (a `CallEnvironment`), one dataset row per task and seed: `names` the
+    training split, `eval_names` the evaluation split (default: the same tasks)."""
 
     def __init__(self, calls: CallEnvironment, names: list[str], seeds: list[int], handoff: str = "append",
-                 **kwargs):
+                 eval_names: list[str] | None = None, **kwargs):
         if handoff not in HANDOFF_MODES:
             raise ValueError(f"handoff={handoff!r}: one of {', '.join(HANDOFF_MODES)}")
         self.calls = calls
         self.handoff = handoff
-        self._rows: Any = None
+        self._rows: dict[str, Any] = {}
         self._closed = False
+        splits = {"train": names, "eval": names if eval_names is None else eval_names}
 
-        def rows():  # built once, when verifiers first asks (both splits are the same rows)
-            if self._rows is None:
-                from datasets import Dataset
+        def rows(split: str):  # each built once, when verifiers first asks for it
+            def build():
+                if split not in self._rows:
+                    from datasets import Dataset
 
-                self._rows = Dataset.from_list(dataset_rows(calls, names, seeds))
-            return self._rows
+                    self._rows[split] = Dataset.from_list(dataset_rows(calls, splits[split], seeds))
+                return self._rows[split]
+            return build
 
-        super().__init__(dataset=rows, eval_dataset=rows, rubric=GatesRubric(), **kwargs)
+        super().__init__(dataset=rows("train"), eval_dataset=rows("eval"), rubric=GatesRubric(), **kwargs)
 
     async def _on_calls(self, coro):
         # The calls live on their own loop thread; the rollout runs on verifiers' loop.
@@ -262,7 +266,8 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
                      seeds: Iterable[int] = (1,), caller: ModelConfig | str | None = None, line: str = "default", *,
                      root: str | Path | None = None, industries: Iterable[str | Path] | None = None,
                      handoff: str = "append", caller_api_key: str | None = None, limits: CallLimits | None = None,
-                     tool_server_url: str | None = None, concurrency: int = 256, **kwargs) -> CallmEnv:
+                     tool_server_url: str | None = None, concurrency: int = 256,
+                     train_tasks: Iterable[str | Path] | None = None, **kwargs) -> CallmEnv:
     """A verifiers environment of CALLM tasks.
 
     `industry`: keep only this industry's tasks (a name or several); `tasks`: task files, folders or
@@ -272,8 +277,11 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line;
     `root`: where `tasks/` and `industries/` are (default the benchmark installed with the plugin); `industries`:
     pack folders; `handoff`: "append" or "replace" (see the module's doc); `limits`: the call's caps
-    (requests per turn, exchanges). Other keywords go to verifiers' `MultiTurnEnv` (`max_turns`,
-    `timeout_seconds`, `sampling_args`, ...).
+    (requests per turn, exchanges). `train_tasks`: the training split's task files or folders; by default,
+    when `tasks` is not given, the training tasks shipped beside the locked suite (`root/training`, written by
+    `callm generate`: fresh people and facts, never the test), while the evaluation split is the locked suite;
+    when `tasks` is given, both splits are those tasks unless `train_tasks` says otherwise. Other keywords
+    go to verifiers' `MultiTurnEnv` (`max_turns`, `timeout_seconds`, `sampling_args`, ...).
     """
     if handoff not in HANDOFF_MODES:  # checked here too: before a tool server starts
         raise ValueError(f"handoff={handoff!r}: one of {', '.join(HANDOFF_MODES)}")
@@ -300,16 +308,29 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
         if missing:
             raise ValueError(f"industry={industry!r}: no task folder {', '.join(missing)}")
     else:
-        paths = None
-    calls = CallEnvironment(paths, root=root, industries=industries, caller=caller, caller_api_key=caller_api_key,
-                            line=line, limits=limits or CallLimits(), tool_server_url=tool_server_url,
-                            concurrency=concurrency)
+        paths = [root / "tasks"]
+    if train_tasks is not None:
+        train_paths = task_paths(train_tasks, root)
+    elif tasks is None and (root / "training").is_dir():  # the shipped training set beside the locked suite
+        train_paths = [root / "training" / name for name in wanted if (root / "training" / name).is_dir()] \
+            if wanted is not None else [root / "training"]
+    else:
+        train_paths = []
+    calls = CallEnvironment(paths + train_paths, root=root, industries=industries, caller=caller,
+                            caller_api_key=caller_api_key, line=line, limits=limits or CallLimits(),
+                            tool_server_url=tool_server_url, concurrency=concurrency)
     try:
-        names = [n for n in calls.task_names() if wanted is None or n.split("/")[0] in wanted]
+        def split(folders: list[Path]) -> list[str]:
+            return [n for n in calls.task_names() if (wanted is None or n.split("/")[0] in wanted)
+                    and any(calls.paths[n].is_relative_to(f.resolve()) for f in folders)]
+
+        names = split(paths)
         if not names:
             found = sorted({n.split("/")[0] for n in calls.task_names()})
             raise ValueError(f"industry={industry!r}: no task of it among the industries {found}")
-        return CallmEnv(calls, names, seeds, handoff=handoff, **kwargs)
+        train = split(train_paths) if train_paths else None
+        return CallmEnv(calls, train or names, seeds, handoff=handoff, eval_names=names if train else None,
+                        **kwargs)
     except BaseException:
         calls.close()
         raise
