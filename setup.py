@@ -1,4 +1,5 @@
-"""The one build step pyproject.toml cannot say: the benchmark's packs and locked tasks into the wheel.
+"""The one build step pyproject.toml cannot say: the benchmark's packs, locked tasks and training tasks into
+the wheel.
 
 `industries/` and `tasks/` stay at the top of the checkout, where pytest, the README and CI name them;
 the wheel carries a copy as package data under `pytest_callm/benchmark/`, where
@@ -11,7 +12,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-FOLDERS = ("industries", "tasks")
+FOLDERS = ("industries", "tasks", "training")  # training/: the shipped training split (callm generate)
 TARGET = Path("pytest_callm", "benchmark")
 
 

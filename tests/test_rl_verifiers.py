@@ -218,3 +218,23 @@ def test_bad_arguments_are_named_before_anything_starts(arguments, named, monkey
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the bundled config's key, unset
     with pytest.raises(ValueError, match=named):
         verifiers_env.load_environment(root=REPO, **arguments)
+
+
+def test_by_default_the_training_split_is_the_shipped_training_tasks_and_the_evaluation_split_the_locked_suite():
+    """Trained on `training/` (callm generate: fresh people and facts), evaluated on the locked suite;
+    tasks named explicitly are both splits unless `train_tasks` says otherwise."""
+    env = vf.load_environment("pytest_callm.rl.verifiers_env", industry="legal", root=REPO)
+    try:
+        train = [json.loads(r["info"])["callm_task"] for r in env.get_dataset()]
+        evaluation = [json.loads(r["info"])["callm_task"] for r in env.get_eval_dataset()]
+    finally:
+        env.calls.close()
+    locked = {f"legal/{p.parent.name}" for p in (REPO / "tasks" / "legal").glob("*/task.json")}
+    assert set(evaluation) == locked and len(evaluation) == 60
+    assert len(train) == 60 and not set(train) & locked and all(n.startswith("legal/gen-") for n in train)
+    named = load(train_tasks=[REPO / "training" / "healthcare"])
+    try:
+        assert [json.loads(r["info"])["callm_task"] for r in named.get_eval_dataset()] == [TASK]
+        assert {json.loads(r["info"])["callm_task"].split("/")[0] for r in named.get_dataset()} == {"healthcare"}
+    finally:
+        named.calls.close()
