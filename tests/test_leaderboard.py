@@ -674,7 +674,8 @@ class DevTools:
     def open(self, url: str) -> None:
         target = self.send("Target.createTarget", url=url)["targetId"]
         self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        while self.evaluate("document.readyState") != "complete":  # the page's own load, however long
+        # The page's own load, however long; a new target is about:blank (complete) until the URL commits.
+        while self.evaluate("location.href + ' ' + document.readyState") != f"{url} complete":
             pass
 
     def evaluate(self, expression: str):

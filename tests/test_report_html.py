@@ -174,7 +174,7 @@ def test_everything_from_the_run_is_escaped(oracle_run, tmp_path):
 
 
 def test_a_page_stays_bounded_whatever_the_model_wrote(oracle_run, tmp_path, monkeypatch):
-    """A failing attempt whose model spoke 1.5 million characters and wrote 100,000 into an argument:
+    """A failing attempt whose agent spoke 1.5 million characters and wrote 100,000 into an argument:
     each is cut where it is shown, saying so, and every page stays within PAGE_CHARS."""
     from pytest_callm.report import report_html
 
@@ -184,7 +184,8 @@ def test_a_page_stays_bounded_whatever_the_model_wrote(oracle_run, tmp_path, mon
     shutil.copy(oracle_run / "manifest.json", played / "manifest.json")
     path = played / "trajectories/vet_clinic/C2-E2/attempt-2.json"
     saved = RunDir(played).read_attempt(path)
-    saved["trajectory"]["transcript"][-1]["said"] = "la " * 500_000  # 1,499,999 characters once stripped
+    spoke = next(t for t in reversed(saved["trajectory"]["transcript"]) if t["role"] != "caller")
+    spoke["said"] = "la " * 500_000  # 1,500,000 characters
     call = next(c for c in saved["trajectory"]["tool_calls"] if c["name"] == "book_appointment")
     call["arguments"]["slot_id"] = "S" * 100_000
     call["raw_arguments"] = json.dumps(call["arguments"])
@@ -194,13 +195,13 @@ def test_a_page_stays_bounded_whatever_the_model_wrote(oracle_run, tmp_path, mon
                                                f"--callm-out={run}").stdout
     cut = "more characters, cut from the page; the attempt&#39;s trajectory file holds them all]"
     page, main = task_page(run, "C2-E2"), (run / "report.html").read_text(encoding="utf-8")
-    assert "1,489,999 more characters" in page and "90,000 more characters" in page and cut in main
+    assert "1,490,000 more characters" in page and "90,000 more characters" in page and cut in main
     assert max(len(page), len(main)) < report_html.SHOWN_CHARS * 10
     # A page over its bound even so: values cut shorter, and the main page leaves full attempts to task pages.
     monkeypatch.setattr(report_html, "PAGE_CHARS", 60_000)
     write_html_report(run)
     page, main = task_page(run, "C2-E2"), (run / "report.html").read_text(encoding="utf-8")
-    assert "1,499,499 more characters" in page and len(page) <= 60_000 and 'class="task failing"' in main
+    assert "1,499,500 more characters" in page and len(page) <= 60_000 and 'class="task failing"' in main
     monkeypatch.setattr(report_html, "PAGE_CHARS", len(main) - 1)
     write_html_report(run)
     shorter = (run / "report.html").read_text(encoding="utf-8")
