@@ -420,6 +420,22 @@ def test_an_attempt_whose_worker_crashed_is_counted_as_not_scored(model_project,
     assert crashed == {**crashed, "attempt": 3, "industry": "vet_clinic", "error_kind": "worker crashed"}
 
 
+def selfplay_config(pytester, pidfile, log, *server_args: str) -> None:
+    """A config `selfplay` whose model plays its own caller (`caller = "self"`), served by --callm-serve
+    from the scripted server with `server_args`; the servers leave their pids and requests in files."""
+    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
+                                        *server_args, "--pidfile", str(pidfile), "--request-log", str(log)])
+    write_config(pytester, "selfplay", f'''
+model = "scripted-served"
+api_key_env = ""
+caller = "self"
+
+[serve]
+command = [{args}]
+ready_timeout_s = 60
+''')
+
+
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "two workers"])
 def test_callm_serve_gives_a_model_that_plays_its_own_caller_a_server_of_its_own(pytester, tmp_path, workers):
     """`caller = "self"` under --callm-serve: the same command serves the caller's side on a second
@@ -430,20 +446,8 @@ def test_callm_serve_gives_a_model_that_plays_its_own_caller_a_server_of_its_own
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
     pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n")
     pidfile, log = tmp_path / "pids", tmp_path / "requests"
-    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
-                                        "--task", str(TASK_FILE), "--industries", str(EXAMPLE_PACK.parent),
-                                        "--caller-line", "I'd like to book a check-up for my dog Biscuit.",
-                                        "--caller-line", "Thank you.", "--pidfile", str(pidfile),
-                                        "--request-log", str(log)])
-    write_config(pytester, "selfplay", f'''
-model = "scripted-served"
-api_key_env = ""
-caller = "self"
-
-[serve]
-command = [{args}]
-ready_timeout_s = 60
-''')
+    selfplay_config(pytester, pidfile, log, "--task", str(TASK_FILE), "--industries", str(EXAMPLE_PACK.parent),
+                    "--caller-line", "I'd like to book a check-up for my dog Biscuit.", "--caller-line", "Thank you.")
     result = pytester.runpytest_subprocess("--callm-model=selfplay", "--callm-serve", *workers,
                                            "-k", f"{TASK} and (attempt-1 or attempt-2)")
     assert result.ret in (0, 1), result.stdout.str()[-2000:]
@@ -531,18 +535,7 @@ def test_the_served_models_stop_with_the_run_however_it_is_stopped(pytester, tmp
     shutil.copytree(EXAMPLE_TASKS / TASK, pytester.path / "tasks" / "vet_clinic" / TASK)
     pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n")
     pidfile, log = tmp_path / "pids", tmp_path / "requests"
-    args = ", ".join(f'"{a}"' for a in ["{python}", str(SERVER_SCRIPT), "--port", "{port}", "--model", "{model}",
-                                        "--delay-ms", "600000", "--caller-line", "Hello?", "--pidfile", str(pidfile),
-                                        "--request-log", str(log)])
-    write_config(pytester, "selfplay", f'''
-model = "scripted-served"
-api_key_env = ""
-caller = "self"
-
-[serve]
-command = [{args}]
-ready_timeout_s = 60
-''')
+    selfplay_config(pytester, pidfile, log, "--delay-ms", "600000", "--caller-line", "Hello?")
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--callm-model=selfplay",
                              "--callm-serve", "--callm-attempts=1"], cwd=pytester.path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
