@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +36,44 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes (a wheel installed, a real training step); runs only with --run-slow")
+
+
+# A module whose fixture plays whole runs declares `pytestmark = pytest.mark.xdist_group(...)`: under
+# `-n`, its tests go to one worker, so the runs are played once, not once on each worker that draws
+# one of its tests. xdist's own `--dist loadgroup` groups nothing with pytest 9 (it renames items
+# through an attribute pytest no longer reads), so the controller groups them here, by module.
+GROUPED = re.compile(r"^pytestmark = pytest\.mark\.xdist_group\(", re.M)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":  # `-n` alone; another --dist is the caller's choice
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    grouped: dict[str, bool] = {}
+
+    class ModulesThatAskForOneWorker(LoadScopeScheduling):
+        """Each test is its own unit of work, but a grouped module's tests are one unit (and the
+        larger units go first: xdist orders them by size)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            if path not in grouped:
+                file = config.rootpath / path
+                grouped[path] = file.suffix == ".py" and file.is_file() and bool(GROUPED.search(file.read_text()))
+            return path if grouped[path] else nodeid
+
+    return ModulesThatAskForOneWorker(config, log)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def runs_load_no_hypothesis():
+    """The pytest runs the tests start load no hypothesis plugin: it imports all of hypothesis, its
+    asserts rewritten from source, at every run's end (about 1.3 s of CPU a run); none of them uses it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_ADDOPTS", " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), "-p no:hypothesispytest"])))
+        yield
 
 
 def pytest_collection_modifyitems(config, items):

@@ -16,6 +16,8 @@ from pytest_callm.scoring.cost import usage_group
 from pytest_callm.scoring.metrics import summarize
 from pytest_callm.saved.rundir import FORMAT, REPORT_FORMAT, RunDir, write_json
 
+pytestmark = pytest.mark.xdist_group("compare")  # its module fixture plays runs once, on one worker
+
 WIDTH = 160
 
 

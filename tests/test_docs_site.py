@@ -21,6 +21,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.xdist_group("docs_site")  # its module fixture plays runs once, on one worker
+
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-sync"]
 

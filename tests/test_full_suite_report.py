@@ -16,6 +16,8 @@ from conftest import REPO
 from pytest_callm.report.report_html import write_html_report
 from test_report_html import browse, chromium  # noqa: F401  (the fixture, and how the tests run Chromium)
 
+pytestmark = pytest.mark.xdist_group("full_suite_report")  # its module fixture plays runs once, on one worker
+
 PAGE_LIMIT = 1_500_000  # bytes of report.html
 # Bytes the whole run directory grows by per passing attempt: 9.8 KB when it was set, 10.0 KB once the
 # keys kept what a front desk records (verifications, the screening log, 911 advice).

@@ -23,6 +23,8 @@ from pytest_callm.normalize import phone as phone_digits
 from pytest_callm.rl.splits import clashes, load_tasks
 from pytest_callm.task.pack import PackRegistry, default_industries
 
+pytestmark = pytest.mark.xdist_group("generate")  # its module fixture plays runs once, on one worker
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKS = ["legal", "healthcare", "customer_support"]
 N = 6  # one per category

@@ -29,6 +29,8 @@ from pytest_callm.toolserver import calldb
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
 from pytest_callm.toolserver.server import ToolServer
 
+pytestmark = pytest.mark.xdist_group("harness_faults")  # its module fixture plays runs once, on one worker
+
 DANA = {"full_name": "Dana Whitfield", "phone": "503-555-0142"}
 
 

@@ -34,6 +34,8 @@ from pytest_callm.model.latency import p90
 from pytest_callm.report.choose import Budget, choose
 from pytest_callm.report.leaderboard import TIE_RULE, Figure, load, rank
 
+pytestmark = pytest.mark.xdist_group("leaderboard")  # its module fixture plays runs once, on one worker
+
 ATTEMPTS = ["--callm-attempts=4", "--callm-k=3"]
 KEY = "CALLM_TEST_BOARD_KEY"
 CONFTEST = '''

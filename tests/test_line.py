@@ -23,6 +23,8 @@ from pytest_callm.phone.error_profile import (TARGETS, Profile, ProfileError, cl
 from pytest_callm.phone.sounds import sounds
 from pytest_callm.model.protocol import ModelReply
 
+pytestmark = pytest.mark.xdist_group("line")  # its module fixture (20,000 turns) runs once, on one worker
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HABITS = {"phone": "dashes", "zero": "oh", "thousands": "comma", "ordinal": "suffix"}
 

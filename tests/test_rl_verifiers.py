@@ -23,6 +23,7 @@ from openai_server import (AnswerKeyAgent, ScriptCaller, openai_server,  # noqa:
                            openai_server_session)
 from pytest_callm.model.config import ModelConfig  # noqa: E402
 from pytest_callm.rl import verifiers_env  # noqa: E402
+from pytest_callm.rl.dataset import dataset_row  # noqa: E402
 from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import PackRegistry  # noqa: E402
 from pytest_callm.toolserver.server import ToolServer  # noqa: E402
@@ -86,6 +87,14 @@ def test_a_policy_following_the_answer_key_scores_1_with_every_gate(env, openai_
     assert [(m["role"], m["content"]) for m in first["messages"]] == [(m["role"], m["content"]) for m in row["prompt"]]
     assert sorted(t["function"]["name"] for t in first["tools"]) == \
         sorted(t["name"] for t in json.loads(row["info"])["tool_defs"])
+    # One format: `callm export`'s row of the task for that seed, carried in `info`, plus verifiers' own keys.
+    info = json.loads(row["info"])
+    shared = info["callm_row"]
+    exported = json.loads(json.dumps(dataset_row(*env.calls.task(shared["task"]), [shared["seed"]])))
+    assert shared == {**{k: v for k, v in exported.items() if k != "prompt"}, "seed": shared["seed"]}
+    # The export's prompt, then the caller's first words as heard.
+    assert [(m["role"], m["content"]) for m in row["prompt"][:2]] == [(m["role"], m["content"]) for m in exported["prompt"]]
+    assert [t["name"] for t in info["tool_defs"]] == [t["function"]["name"] for t in shared["tools"]]
 
 
 @pytest.mark.parametrize("handoff", ["append", "replace"])
@@ -225,8 +234,8 @@ def test_by_default_the_training_split_is_the_shipped_training_tasks_and_the_eva
     tasks named explicitly are both splits unless `train_tasks` says otherwise."""
     env = vf.load_environment("pytest_callm.rl.verifiers_env", industry="legal", root=REPO)
     try:
-        train = [json.loads(r["info"])["callm_task"] for r in env.get_dataset()]
-        evaluation = [json.loads(r["info"])["callm_task"] for r in env.get_eval_dataset()]
+        train = [json.loads(r["info"])["callm_row"]["task"] for r in env.get_dataset()]
+        evaluation = [json.loads(r["info"])["callm_row"]["task"] for r in env.get_eval_dataset()]
     finally:
         env.calls.close()
     locked = {f"legal/{p.parent.name}" for p in (REPO / "tasks" / "legal").glob("*/task.json")}
@@ -234,7 +243,7 @@ def test_by_default_the_training_split_is_the_shipped_training_tasks_and_the_eva
     assert len(train) == 60 and not set(train) & locked and all(n.startswith("legal/gen-") for n in train)
     named = load(train_tasks=[REPO / "training" / "healthcare"])
     try:
-        assert [json.loads(r["info"])["callm_task"] for r in named.get_eval_dataset()] == [TASK]
-        assert {json.loads(r["info"])["callm_task"].split("/")[0] for r in named.get_dataset()} == {"healthcare"}
+        assert [json.loads(r["info"])["callm_row"]["task"] for r in named.get_eval_dataset()] == [TASK]
+        assert {json.loads(r["info"])["callm_row"]["task"].split("/")[0] for r in named.get_dataset()} == {"healthcare"}
     finally:
         named.calls.close()

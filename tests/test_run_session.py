@@ -16,6 +16,8 @@ from pytest_callm.session.run_models import RunUsageError
 from pytest_callm.session.run_session import RunSession
 from pytest_callm.task.task_file import load_task
 
+pytestmark = pytest.mark.xdist_group("run_session")  # its module fixture plays runs once, on one worker
+
 REPO = Path(__file__).resolve().parent.parent
 TASK = "examples/tasks/vet_clinic/C2-E2/task.json"
 ITEMS = [f"{TASK}::C2-E2[attempt-{n}]" for n in (1, 2)]

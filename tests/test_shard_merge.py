@@ -21,6 +21,8 @@ from conftest import EXAMPLE_TASKS, REPO
 from pytest_callm.cli import main as callm
 from pytest_callm.saved.merge import deal, parse_shard
 
+pytestmark = pytest.mark.xdist_group("shard_merge")  # its module fixture plays runs once, on one worker
+
 ORACLE = "--callm-model=oracle"
 
 

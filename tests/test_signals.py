@@ -75,11 +75,8 @@ def test_sigterm_to_the_main_process_stops_everything_and_says_so(pytester, open
             f'model = "{name}-model"\nbase_url = "{openai_server.base_url}"\napi_key_env = ""\n')
     run = pytester.path / "run"
     log = pytester.path / "out.txt"
-    # hypothesis's pytest plugin (installed here for the fuzz tests) imports all of hypothesis in every
-    # process's terminal summary: 1 to 3 s of a loaded machine, spent after the calls have stopped.
     cmd = [sys.executable, "-m", "pytest", "--callm-model=agent", "--callm-caller-model=caller",
-           "--callm-attempts=20", "--callm-concurrency=2", f"--callm-out={run}", "-p", "no:cacheprovider",
-           "-p", "no:hypothesispytest", *workers]
+           "--callm-attempts=20", "--callm-concurrency=2", f"--callm-out={run}", "-p", "no:cacheprovider", *workers]
     with open(log, "w") as out:
         proc = subprocess.Popen(cmd, cwd=pytester.path, stdout=out, stderr=subprocess.STDOUT,
                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})

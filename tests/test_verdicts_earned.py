@@ -21,6 +21,8 @@ from pytest_callm.task.task_file import load_task
 
 from conftest import REPO
 
+pytestmark = pytest.mark.xdist_group("verdicts_earned")  # its module fixture plays runs once, on one worker
+
 INDUSTRIES = REPO / "industries"
 
 

@@ -167,7 +167,7 @@ def test_load_environment_finds_the_installed_tasks(installed):
               "env = vf.load_environment('pytest_callm.rl.verifiers_env', industry='legal')\n"
               "try:\n"
               "    rows = env.get_dataset()\n"
-              "    print(len(rows), sorted({json.loads(i)['callm_task'].split('/')[0] for i in rows['info']}))\n"
+              "    print(len(rows), sorted({json.loads(i)['callm_row']['task'].split('/')[0] for i in rows['info']}))\n"
               "finally:\n"
               "    env.close()\n")
     loaded = installed.run("python", "-c", script)

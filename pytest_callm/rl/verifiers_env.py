@@ -8,8 +8,10 @@ package imports it. Load it the way verifiers loads any environment, by module n
 
 A dataset row is one task at one seed: its `prompt` is the entry agent's system prompt followed by
 the first observation (the greeting and the caller's first turn as heard through the line), its
-`info` (a JSON string) names the task (`callm_task`: `industry/task_id`), the seed, the entry agent
-and its tools (`tool_defs`, verifiers' own per-row tool list). A rollout plays a live
+`info` (a JSON string) holds `callm_row`, `callm export`'s row for that seed (`rl/dataset.py`:
+`task`, `tools`, `info`, `answer_key_hash`, and `seed`; its prompt is the row's own, which goes on
+with the caller's first words), and `tool_defs`, the same tools in verifiers' per-row form. (The row
+is not `info` itself: verifiers takes `info["task"]` for a task payload of its own.) A rollout plays a live
 `CallEnvironment` episode: `setup_state` starts the call, `env_response` hands the policy's last
 assistant message to the call and returns what came back (tool results, the caller's next turn).
 The rubric is the benchmark's verdict: reward 1.0 when all three gates pass, else 0.0, and each gate
@@ -49,9 +51,11 @@ from pytest_callm.call.episode import CallLimits, spoken_text
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.config import resolve as resolve_config
 from pytest_callm.rl.environment import CallEnvironment, StepResult, gather_on
+from pytest_callm.rl.dataset import dataset_row
 from pytest_callm.task.benchmark import benchmark_root
 
 HANDOFF_MODES = ("append", "replace")
+ROW_KEY = "callm_row"  # the shared row in `info`
 
 
 def tool_defs(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -114,8 +118,8 @@ class CallmEnv(vf.MultiTurnEnv):
         return await asyncio.wrap_future(self.calls.submit(coro))
 
     async def setup_state(self, state: State) -> State:
-        info = state["info"]
-        episode_id, result = await self._on_calls(self.calls.areset(info["callm_task"], info["seed"]))
+        row = state["info"][ROW_KEY]
+        episode_id, result = await self._on_calls(self.calls.areset(row["task"], row["seed"]))
         state["callm_episode"] = episode_id
         state["callm"] = None
         raise_infrastructure(result)
@@ -237,8 +241,9 @@ def dataset_rows(calls: CallEnvironment, names: list[str], seeds: list[int]) -> 
             raise RuntimeError(f"could not start {name} at seed {seed} for its dataset row: "
                                f"{result.info['infrastructure_error']}")
         observation = result.observation
-        info = {"callm_task": name, "seed": seed, "agent": observation.agent,
-                "tool_defs": tool_defs(observation.tools)}
+        # The shared row (`callm export`'s, for this seed) but its prompt, which the row's own prompt extends.
+        shared = {key: value for key, value in dataset_row(*calls.task(name), [seed]).items() if key != "prompt"}
+        info = {ROW_KEY: {**shared, "seed": seed}, "tool_defs": tool_defs(observation.tools)}
         prompt = [{"role": "system", "content": observation.system_prompt},
                   *({"role": m["role"], "content": m["content"]} for m in observation.messages)]
         # info as JSON text: tool schemas differ in shape, which a dataset column cannot hold as a struct
