@@ -9,7 +9,8 @@ resources server starts as `ng_run` starts one: `python app.py` in its folder wi
 environment, and each of NeMo Gym's servers in a process of its own, as `ng_run` runs them (they share
 one aiohttp client per process). What is left out: `ng_run`'s building of a venv per server (uv, from
 the network) and Ray, which none of these servers uses (`python drive.py --serve NAME` builds and
-serves one as `run_webserver` does, less its start of a Ray cluster).
+serves one as `run_webserver` does, less its start of a Ray cluster). `ng_run` itself, Ray and all,
+is tests/test_rl_ng_run.py's.
 
     python drive.py --config CALLM_YAML --policy NAME=URL ... --task legal/C4-H3 --seeds 1 2
                     --repeats 2 --out DIR

@@ -1,12 +1,13 @@
 """CALLM's calls as a NeMo Gym resources server, started as NeMo Gym starts one: `python app.py` in
 this folder, with the merged config in `NEMO_GYM_CONFIG_DICT` and this server's name in
-`NEMO_GYM_CONFIG_PATH` (what `ng_run` does after building the folder's `.venv`).
+`NEMO_GYM_CONFIG_PATH` (what `ng_run` does after building or, with `+skip_venv_if_present=true`,
+sourcing the folder's `.venv`). `requirements.txt` beside it is how `ng_run` finds this folder.
 
 It reads its host, port and CALLM's own fields (`packs`, `tasks`, `line`, `max_live_calls`, `shaped`;
 paths relative to the checkout this file is in) from that config, and serves the routes of
-`pytest_callm.rl.nemo_gym_server` until stopped. The venv: `bash tests/nemo_gym/make_venv.sh
-examples/nemo_gym/resources_servers/callm/.venv` (NeMo Gym pins an openai our model client refuses;
-the script says why this server does not care). See docs/rl.md, "NeMo Gym".
+`pytest_callm.rl.nemo_gym_server` until stopped. The venv: the one `bash tests/nemo_gym/make_venv.sh`
+builds, linked as this folder's `.venv` (NeMo Gym pins an openai our model client refuses; the script
+says why this server does not care). See docs/rl.md, "With NeMo Gym's `ng_run`".
 """
 
 import ipaddress
