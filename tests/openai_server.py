@@ -66,6 +66,9 @@ DEFAULT_TEXT = "How can I help you today?"
 AGENT_OPENING = "Sure, one moment please."
 AGENT_CLOSING = "Thank you for calling. Goodbye."
 AGENT_HOLD = "One moment, please."
+# Idle connections are kept longer than any client keeps them (aiohttp 15 s, httpx 5 s): uvicorn's
+# default of 5 s closed connections the client was about to reuse, a ServerDisconnectedError under load.
+KEEP_ALIVE_S = 75
 
 
 class AnswerKeyAgent:
@@ -366,7 +369,8 @@ class ScriptedServer:
         self._sock = _listen()
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         self.base_url = self.url + "/v1"
-        config = uvicorn.Config(create_app(self.state), log_level="critical", access_log=False, lifespan="off")
+        config = uvicorn.Config(create_app(self.state), log_level="critical", access_log=False, lifespan="off",
+                                timeout_keep_alive=KEEP_ALIVE_S)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
 
@@ -461,7 +465,7 @@ def main(argv: list[str] | None = None) -> None:
                     f.write(f"{os.getpid()} {'caller' if ScriptCaller.is_caller_request(body) else 'agent'}\n")
             return await call_next(request)
 
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=KEEP_ALIVE_S)
     uvicorn.Server(config).run(sockets=[_listen(args.port)])
 
 
