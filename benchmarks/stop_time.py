@@ -20,53 +20,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from openai_server import AnswerKeyAgent, ScriptCaller, ScriptedServer  # noqa: E402
+from process_tree import sigterm_mid_call  # noqa: E402
 
 PACK = REPO / "examples" / "industries" / "vet_clinic"
 TASK = REPO / "examples" / "tasks" / "vet_clinic" / "C2-E1"
 MODES = {"one process": [], "-n 2": ["-n", "2"]}
-
-
-def descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def wait_for(what, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        if time.monotonic() > deadline:
-            sys.exit(f"gave up waiting for {what.__doc__}")
-        time.sleep(0.01)
 
 
 def project(folder: Path, attempts: int, server: ScriptedServer) -> None:
@@ -88,38 +55,10 @@ def stop_once(folder: Path, server: ScriptedServer, workers: list[str], n: int) 
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--callm-model=agent",
            "--callm-caller-model=caller", "--callm-concurrency=2", f"--callm-out={run}",
            *workers]
-    with open(folder / f"out-{n}.txt", "w") as out:
-        proc = subprocess.Popen(cmd, cwd=folder, stdout=out, stderr=subprocess.STDOUT)
-
-    def saved():
-        """an attempt saved"""
-        return any(run.glob("trajectories/*/*/attempt-*.json"))
-
-    wait_for(saved)
-    server.state.delay_ms = 600_000  # every request from now on hangs
-    asked = len(server.log)
-
-    def hanging():
-        """a request hanging"""
-        return any(r["end"] is None for r in server.log[asked:])
-
-    wait_for(hanging)
-    started = descendants(proc.pid)
-    began = time.monotonic()
-    os.kill(proc.pid, signal.SIGTERM)
-    gone = None
-    while gone is None or proc.poll() is None:
-        if gone is None and not any(alive(p) for p in started):
-            gone = time.monotonic() - began
-        if time.monotonic() - began > 120:
-            proc.kill()
-            sys.exit("the run did not stop within 120 s of SIGTERM")
-        time.sleep(0.005)
-    exited = time.monotonic() - began
-    text = (folder / f"out-{n}.txt").read_text()
-    if "callm: interrupted:" not in text:
-        sys.exit(f"no interrupted line:\n{text[-2000:]}")
-    return gone, exited
+    stopped = sigterm_mid_call(cmd, folder, run, server, folder / f"out-{n}.txt")
+    if "callm: interrupted:" not in stopped.text:
+        sys.exit(f"no interrupted line:\n{stopped.text[-2000:]}")
+    return stopped.gone_s, stopped.exited_s
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from openai_server import AnswerKeyAgent, ScriptedServer
+from process_tree import session_pids
 from pytest_callm.rl.nemo_gym_server import dataset_rows
 
 from conftest import REPO
@@ -83,26 +84,6 @@ def workspace(root: Path, wrong_base_url: str) -> Path:
     extra = {WRONG: agent, "wrong_policy_model": model}
     (root / "wrong_policy.yaml").write_text(json.dumps(extra, indent=1))
     return root
-
-
-def session_pids(sid: int) -> dict[int, str]:
-    """Live processes of session `sid` (ng_run's: it starts in a session of its own, and Ray's
-    processes and NeMo Gym's servers stay in it), pid -> command line; zombies left out."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        rest = stat[stat.rindex(")") + 2:].split()  # after the command name, which may hold spaces
-        if int(rest[3]) == sid and rest[0] != "Z":
-            try:
-                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:80].strip()
-            except OSError:
-                continue
-    return found
 
 
 def rss_mib(pids) -> float:

@@ -11,51 +11,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
-
-def _descendants(pid: int) -> set[int]:
-    """Every live process below `pid`, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _wait_for(what, timeout: float = 120.0, every: float = 0.05) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        assert time.monotonic() < deadline, f"waited {timeout:.0f} s for {what.__doc__ or what}"
-        time.sleep(every)
+from process_tree import sigterm_mid_call
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from /proc")
@@ -75,40 +38,15 @@ def test_sigterm_to_the_main_process_stops_everything_and_says_so(pytester, open
     log = pytester.path / "out.txt"
     cmd = [sys.executable, "-m", "pytest", "--callm-model=agent", "--callm-caller-model=caller",
            "--callm-attempts=20", "--callm-concurrency=2", f"--callm-out={run}", "-p", "no:cacheprovider", *workers]
-    with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, cwd=pytester.path, stdout=out, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    try:
-        def saved():
-            """an attempt saved"""
-            return any(run.glob("trajectories/*/*/attempt-*.json"))
-
-        _wait_for(saved)
-        openai_server.state.delay_ms = 600_000  # every request from now on hangs
-        asked = len(openai_server.log)
-
-        def hanging():
-            """a request hanging"""
-            return any(r["end"] is None for r in openai_server.log[asked:])
-
-        _wait_for(hanging)
-        started = _descendants(proc.pid)
-        assert started  # the tool server(s), and the workers
-        began = time.monotonic()
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=120)
-        exited = time.monotonic() - began
-        # Passed on, not left behind: no worker or tool server outlives the main process (they went on
-        # for about 10 s, until they noticed it gone). How fast: benchmarks/stop_time.py.
-        outlived = [p for p in started if _alive(p)]
-        _wait_for(lambda: not any(_alive(p) for p in started), timeout=60, every=0.01)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    text = log.read_text()
-    print(f"\n{len(started)} processes stopped, the main one {exited:.2f} s after SIGTERM")
-    assert not outlived, (outlived, text[-3000:])
-    assert proc.returncode == pytest.ExitCode.INTERRUPTED, text[-3000:]
+    stopped = sigterm_mid_call(cmd, pytester.path, run, openai_server, log,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    text = stopped.text
+    print(f"\n{len(stopped.started)} processes stopped, the main one {stopped.exited_s:.2f} s after SIGTERM")
+    assert stopped.started  # the tool server(s), and the workers
+    # Passed on, not left behind: no worker or tool server outlives the main process (they went on
+    # for about 10 s, until they noticed it gone). How fast: benchmarks/stop_time.py.
+    assert not stopped.outlived, (stopped.outlived, text[-3000:])
+    assert stopped.returncode == pytest.ExitCode.INTERRUPTED, text[-3000:]
     saved_now = len(list(run.glob("trajectories/*/*/attempt-*.json")))
     assert f"callm: interrupted: {saved_now} of 20 attempts saved; resume with pytest" in text, text[-3000:]
     assert not (run / ".lock").exists()
