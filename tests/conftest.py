@@ -43,7 +43,7 @@ def pytest_configure(config):
 # `-n`, its tests go to one worker, so the runs are played once, not once on each worker that draws
 # one of its tests. xdist's own `--dist loadgroup` groups nothing with pytest 9 (it renames items
 # through an attribute pytest no longer reads), so the controller groups them here, by module.
-GROUPED = re.compile(r"^pytestmark = pytest\.mark\.xdist_group\(", re.M)
+GROUPED = re.compile(r"^pytestmark = .*pytest\.mark\.xdist_group\(", re.M)
 
 
 @pytest.hookimpl(optionalhook=True)
