@@ -11,16 +11,19 @@ It prints:
 
   episodes/s     finished episodes per second of wall time (after start-up)
   utilization    policy-request seconds / (in-flight slots x (last reply - first request)): the share
-                 of slot time spent waiting on the policy rather than on the environment
+                 of slot time spent waiting on the policy rather than on the environment (a reply
+                 read late because the loop was busy counts as the policy's: see TTFT - delay)
   TTFT - delay   the time to first token the episodes recorded, minus the served delay: the
                  environment's own overhead on the measurement (median, p95, max)
   env ms/step    environment time between a reply and the next request, per step (median, p95)
   rewards        how many episodes earned 1.0 (all should: the policy follows the key)
 
   CPU ms/request the CPU the environment's process and the tool server spent per policy request
+                 (the sampler's included: it runs in the environment's process, as in a trainer;
+                 `--client key` leaves it out, so the environment's own work is all that is counted)
 
 Run from the repository root:  python benchmarks/rl_throughput.py [--in-flight 256] [--episodes 768]
-                                   [--tools http|in-process]
+                                   [--tools http|in-process] [--client lean|project|key]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import itertools
 import json
 import os
 import socket
@@ -110,6 +114,31 @@ class LeanSampler:
         await self.session.close()
 
 
+class KeyPolicy:
+    """The stand-in policy server's own answer-key agent, called in the environment's process: no HTTP,
+    no JSON, no policy process. The first token "arrives" `delay_ms` after the request, as served.
+    What the process spends is then the environment's own work (episodes, line, tools, scoring)."""
+
+    def __init__(self, task: Path, industries: Path, delay_ms: float):
+        sys.path.insert(0, str(REPO / "tests"))
+        from openai_server import AnswerKeyAgent
+
+        self.agent = AnswerKeyAgent(task, industries)
+        self.delay_s = delay_ms / 1000
+        self.ids = itertools.count(1)
+
+    async def respond(self, request: ModelRequest) -> ModelReply:
+        start = time.perf_counter()
+        await asyncio.sleep(self.delay_s)
+        step = self.agent.step({"messages": request.messages})
+        calls = [ToolCall(f"call_{next(self.ids)}", c["name"], json.dumps(c["arguments"]))
+                 for c in step.get("tool_calls", [])]
+        return ModelReply(text=step.get("text", ""), tool_calls=calls, ttft_ms=(time.perf_counter() - start) * 1000)
+
+    async def aclose(self) -> None:
+        pass
+
+
 class TimedPolicy:
     """The sampler, with each request's start and end noted."""
 
@@ -166,14 +195,18 @@ def main() -> None:
     parser.add_argument("--delay-ms", type=float, default=300.0)
     parser.add_argument("--piece-chars", type=int, default=4,
                         help="characters per streamed chunk (4: a token each, as a serving engine streams)")
-    parser.add_argument("--client", choices=["lean", "project"], default="lean",
-                        help="the policy's sampler: a lean aiohttp one, or the project's client (openai SDK)")
+    parser.add_argument("--client", choices=["lean", "project", "key"], default="lean",
+                        help="the policy's sampler: a lean aiohttp one, the project's client (openai SDK), or "
+                             "none: `key` plays the stand-in server's answer-key agent in the environment's "
+                             "process (no HTTP, no policy process: the environment's own CPU alone)")
     parser.add_argument("--tools", choices=["http", "in-process"], default="http",
                         help="the tools behind the tool server's HTTP routes (as the benchmark runs them), or "
                              "its tool runner called on the environment's loop (CallEnvironment(tools_in_process=True))")
     args = parser.parse_args()
     task_dir = REPO / "tasks" / args.task
-    server, base_url = start_policy_server(task_dir / "task.json", args.delay_ms, args.piece_chars)
+    server, base_url = (None, "") if args.client == "key" else \
+        start_policy_server(task_dir / "task.json", args.delay_ms, args.piece_chars)
+    policy_cpu = (lambda: 0.0) if server is None else (lambda: cpu_s(server.pid))
     try:
         started = time.perf_counter()
         env = CallEnvironment([task_dir], root=REPO, concurrency=args.in_flight,
@@ -181,24 +214,27 @@ def main() -> None:
         tool_pid = env.runtime._server._proc.pid if env.runtime._server is not None else None
         tool_cpu = (lambda: cpu_s(tool_pid)) if tool_pid is not None else (lambda: 0.0)
         ready = time.perf_counter()
-        if args.client == "lean":
+        if args.client == "key":
+            client = KeyPolicy(task_dir / "task.json", REPO / "industries", args.delay_ms)
+        elif args.client == "lean":
             client = env.run(make_lean(base_url, args.in_flight))
         else:
             config = ModelConfig(name="policy", model="scripted", base_url=base_url, api_key_env=None)
             client = OpenAIChatModel(config, None, RetryPolicy(), connections=args.in_flight)
         policy = TimedPolicy(client)
         try:
-            cpu_before = (time.process_time(), tool_cpu(), cpu_s(server.pid))
+            cpu_before = (time.process_time(), tool_cpu(), policy_cpu())
             results, env_gaps = env.run(episodes(env, args.task, policy, args.episodes, args.in_flight))
             done = time.perf_counter()
             cpu = [after - before for before, after in zip(cpu_before, (
-                time.process_time(), tool_cpu(), cpu_s(server.pid)))]
+                time.process_time(), tool_cpu(), policy_cpu()))]
             env.run(client.aclose())
         finally:
             env.close()
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=10)
     first = min(s for s, _ in policy.spans)
     last = max(e for _, e in policy.spans)
     busy = sum(e - s for s, e in policy.spans)
@@ -212,14 +248,17 @@ def main() -> None:
           f"{args.tools}; {steps} policy "
           f"requests ({steps / args.episodes:.1f} an episode); {os.cpu_count()} cores")
     print(f"environment start      {ready - started:6.2f} s (task load, tool server)")
-    print(f"wall (episodes)        {done - ready:6.2f} s   ideal {steps * args.delay_ms / 1000 / args.in_flight:.2f} s")
+    ideal = steps * args.delay_ms / 1000 / args.in_flight
+    print(f"wall (episodes)        {done - ready:6.2f} s   ideal {ideal:.2f} s ({ideal / (done - ready):.2f} of ideal: "
+          "time lost to the environment, the sampler and the policy server together)")
     print(f"episodes/s             {args.episodes / (done - ready):6.1f}")
     print(f"utilization            {utilization:6.3f}")
     print(f"TTFT - delay (ms)      median {statistics.median(ttft):.1f}, p95 {pct(ttft, 0.95):.1f}, "
           f"max {max(ttft):.1f}")
     print(f"env ms/step            median {1000 * statistics.median(env_gaps):.1f}, "
           f"p95 {1000 * pct(env_gaps, 0.95):.1f}")
-    print(f"CPU s                  environment {cpu[0]:.1f} (its process: episodes, line, sampler"
+    sampler = {"lean": ", sampler", "project": ", sampler", "key": ", the key's agent in place of a sampler"}[args.client]
+    print(f"CPU s                  environment {cpu[0]:.1f} (its process: episodes, line{sampler}"
           f"{', tools' if args.tools == 'in-process' else ''}), tool server {cpu[1]:.1f}, policy server {cpu[2]:.1f}")
     print(f"CPU ms / request       environment {1000 * cpu[0] / steps:.2f}, tool server {1000 * cpu[1] / steps:.2f}, "
           f"both {1000 * (cpu[0] + cpu[1]) / steps:.2f} (aim: 1.2)")

@@ -702,6 +702,17 @@ def test_call_store_rejects_malformed_ids(vet_pack, tmp_path):
     assert sorted(p.name for p in store.root.iterdir()) == [".seed.sqlite"]
 
 
+def test_every_call_in_flight_keeps_its_connection_between_tool_calls(vet_pack, tmp_path):
+    """An RL environment holds 256 calls at once, taking turns: a store that kept 64 connections
+    reopened a call's file on nearly every tool call (a fifth of the environment's CPU)."""
+    store = CallStore(vet_pack, tmp_path)
+    calls = [new_id(f"turn{i}") for i in range(300)]
+    first = {c: store.connection(c) for c in calls}
+    assert all(store.connection(c) is first[c] for c in calls)  # the second round reopens none
+    store.remove(calls[0])
+    assert len(store._recent) == 299
+
+
 @pytest.mark.parametrize("call_id", ["_seed", "seed", "-seed"])
 def test_call_id_named_like_the_template_cannot_touch_the_seed(vet_pack, tmp_path, call_id):
     store = CallStore(vet_pack, tmp_path)

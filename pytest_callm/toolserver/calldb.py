@@ -98,10 +98,23 @@ class TooManyCalls(Exception):
     """A new call database would pass the store's limit of live calls."""
 
 
+def _keep_open() -> int:
+    """Connections kept for the most recent calls: more than the calls ever in flight at once (32 in a
+    run; an RL environment holds 256 by default, and with 64 kept it reopened a call's file on most
+    tool calls: a fifth of the environment's CPU), within half the process's file limit."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, ValueError, OSError):
+        return 256
+    return 1024 if limit == resource.RLIM_INFINITY else max(16, min(1024, limit // 2))
+
+
 class CallStore:
     """The call databases of one pack under one folder."""
 
-    KEEP_OPEN = 64  # connections kept for the server's most recent calls
+    KEEP_OPEN = _keep_open()
 
     def __init__(self, pack: Pack, root: Path, max_live: int = MAX_LIVE_CALLS):
         self.pack = pack
