@@ -97,6 +97,20 @@ def test_a_policy_following_the_answer_key_scores_1_with_every_gate(env, openai_
     assert [t["name"] for t in info["tool_defs"]] == [t["function"]["name"] for t in shared["tools"]]
 
 
+def test_with_the_tools_in_process_a_rollout_scores_the_same_and_no_tool_server_starts(openai_server):
+    env = load(tools_in_process=True)
+    try:
+        assert env.calls.runtime.tool_server_url is None and env.calls.runtime._server is None
+        right = evaluate(env, openai_server)
+        assert right.get("error") is None, right.get("error_chain")
+        assert right["reward"] == 1.0
+        trap = next(t for t in json.loads(TASK_FILE.read_text())["traps"] if t["id"] == "packet-by-text")
+        wrong = evaluate(env, openai_server, edit=trap["edit"])
+        assert wrong["reward"] == 0.0 and wrong["callm"]["gates"] == {"tools": False, "handoff": True, "database": False}
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("handoff", ["append", "replace"])
 def test_a_handoff_gives_the_next_request_the_new_agents_prompt_and_tools(request, openai_server, handoff):
     env = request.getfixturevalue({"append": "env", "replace": "replacing_env"}[handoff])

@@ -272,7 +272,8 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
                      root: str | Path | None = None, industries: Iterable[str | Path] | None = None,
                      handoff: str = "append", caller_api_key: str | None = None, limits: CallLimits | None = None,
                      tool_server_url: str | None = None, concurrency: int = 256,
-                     train_tasks: Iterable[str | Path] | None = None, **kwargs) -> CallmEnv:
+                     train_tasks: Iterable[str | Path] | None = None, tools_in_process: bool = False,
+                     **kwargs) -> CallmEnv:
     """A verifiers environment of CALLM tasks.
 
     `industry`: keep only this industry's tasks (a name or several); `tasks`: task files, folders or
@@ -285,7 +286,9 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     (requests per turn, exchanges). `train_tasks`: the training split's task files or folders; by default,
     when `tasks` is not given, the training tasks shipped beside the locked suite (`root/training`, written by
     `callm generate`: fresh people and facts, never the test), while the evaluation split is the locked suite;
-    when `tasks` is given, both splits are those tasks unless `train_tasks` says otherwise. Other keywords
+    when `tasks` is given, both splits are those tasks unless `train_tasks` says otherwise.
+    `tools_in_process`: the tools run on the environment's loop, not behind a tool server (the same
+    verdicts, about half the CPU a request: `CallEnvironment`, docs/rl.md). Other keywords
     go to verifiers' `MultiTurnEnv` (`max_turns`, `timeout_seconds`, `sampling_args`, ...).
     """
     if handoff not in HANDOFF_MODES:  # checked here too: before a tool server starts
@@ -323,7 +326,8 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
         train_paths = []
     calls = CallEnvironment(paths + train_paths, root=root, industries=industries, caller=caller,
                             caller_api_key=caller_api_key, line=line, limits=limits or CallLimits(),
-                            tool_server_url=tool_server_url, concurrency=concurrency)
+                            tool_server_url=tool_server_url, concurrency=concurrency,
+                            tools_in_process=tools_in_process)
     try:
         def split(folders: list[Path]) -> list[str]:
             return [n for n in calls.task_names() if (wanted is None or n.split("/")[0] in wanted)
