@@ -713,6 +713,16 @@ def test_every_call_in_flight_keeps_its_connection_between_tool_calls(vet_pack, 
     assert len(store._recent) == 299
 
 
+def test_a_store_that_keeps_its_files_closes_a_finished_call_and_leaves_its_file(vet_pack, tmp_path):
+    """--callm-keep-calls: the file stays for debugging, but its connection (about 250 KB) does not."""
+    store = CallStore(vet_pack, tmp_path, keep_files=True)
+    call_id = new_id("kept")
+    assert run_tool(vet_pack, store, call_id, "verify_owner", dict(DANA))["ok"] is True
+    store.remove(call_id)
+    assert call_id not in store._recent and store.path(call_id).is_file()
+    assert CallStore(vet_pack, tmp_path).snapshot(call_id) == store.snapshot(call_id)
+
+
 @pytest.mark.parametrize("call_id", ["_seed", "seed", "-seed"])
 def test_call_id_named_like_the_template_cannot_touch_the_seed(vet_pack, tmp_path, call_id):
     store = CallStore(vet_pack, tmp_path)

@@ -302,16 +302,16 @@ class Runtime:
         self.run(self.forget_async(pack, call_id))
 
     async def forget_async(self, pack: Pack, call_id: str) -> None:
+        try:
+            # A server keeping the calls (--callm-keep-calls) closes the call and leaves its file.
+            await self.tools.remove_call(pack.name, call_id)
+        except ToolServerError:
+            pass  # never started (the call failed before its first request), or the server is gone
         if self.keep_calls is not None:
             # Kept for debugging, with no key in it: what a model wrote into an argument a tool stored.
             kept = self.keep_calls / pack.name / f"{call_id}.sqlite"
             if redact.active() and kept.is_file():
                 await asyncio.to_thread(scrub, kept, redact.text)
-            return
-        try:
-            await self.tools.remove_call(pack.name, call_id)
-        except ToolServerError:
-            pass  # never started (the call failed before its first request), or the server is gone
 
     def usage(self, trajectory: Trajectory) -> dict[str, Any] | None:
         """Timing, tokens, cost and estimated duration of a call (None for the oracle: nothing to count)."""

@@ -116,9 +116,10 @@ class CallStore:
 
     KEEP_OPEN = _keep_open()
 
-    def __init__(self, pack: Pack, root: Path, max_live: int = MAX_LIVE_CALLS):
+    def __init__(self, pack: Pack, root: Path, max_live: int = MAX_LIVE_CALLS, keep_files: bool = False):
         self.pack = pack
         self.max_live = max_live
+        self.keep_files = keep_files  # a finished call's file stays, for debugging (--callm-keep-calls)
         self._live: set[str] = set()  # the calls this store created or opened and has not removed
         self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
         self.root = Path(root) / pack.name
@@ -169,12 +170,15 @@ class CallStore:
         return call_id in self._recent or self.path(call_id).exists()
 
     def remove(self, call_id: str) -> None:
-        """Delete a finished call's database: a long run's disk use stays flat."""
+        """Delete a finished call's database: a long run's disk use stays flat. A store that keeps its
+        files only closes the call's connection (each holds about 250 KB while open)."""
         db = self._recent.pop(call_id, None)
         if db is not None:
             db.close()
         self._live.discard(call_id)
         path = self.path(call_id)
+        if self.keep_files:
+            return
         for leftover in (path, path.with_name(path.name + "-journal")):
             leftover.unlink(missing_ok=True)
 

@@ -233,10 +233,11 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
-               max_live_calls: int = MAX_LIVE_CALLS, token: str | None = None) -> FastAPI:
+               max_live_calls: int = MAX_LIVE_CALLS, token: str | None = None, keep_files: bool = False) -> FastAPI:
     """The app. With `token`, the call routes (`/packs/...`) answer only requests carrying it in
-    `TOKEN_HEADER` (403 otherwise); `/health` and mounted routes check their own callers."""
-    stores = {name: CallStore(pack, data_dir, max_live_calls) for name, pack in packs.items()}
+    `TOKEN_HEADER` (403 otherwise); `/health` and mounted routes check their own callers. With
+    `keep_files`, removing a call closes it and leaves its file in `data_dir`."""
+    stores = {name: CallStore(pack, data_dir, max_live_calls, keep_files) for name, pack in packs.items()}
     app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
     def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
@@ -415,8 +416,8 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
           token: str | None = None) -> None:
     """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
 
-    Call databases live in `data_dir` when given (kept afterwards, for debugging), else in a scratch
-    folder that is removed at the end.
+    Call databases live in `data_dir` when given (kept afterwards, for debugging: removing a call
+    closes it and leaves its file), else in a scratch folder that is removed at the end.
     """
     from pytest_callm.task.pack import load_pack
 
@@ -424,13 +425,14 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
     for d in pack_dirs:
         pack = load_pack(Path(d))
         packs[pack.name] = pack
+    keep_files = data_dir is not None
     with _ScratchDir(data_dir) as data_dir:
         # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol
         # says TCP, and without it every response waits ~40 ms for a delayed ACK.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls, token), log_level="warning",
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls, token, keep_files), log_level="warning",
                                 access_log=False, lifespan="off", timeout_keep_alive=SERVER_KEEPALIVE_S)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
