@@ -145,3 +145,45 @@ def test_the_same_seed_writes_the_same_bytes_and_another_seed_other_tasks(genera
     assert len(second) == N
     first_names = {json.loads(b)["customer_name"] for b in first.values()}
     assert first_names.isdisjoint(t["customer_name"] for t in second)
+
+
+def _locked_callers_facts(pack: str, packs: PackRegistry) -> dict[str, str]:
+    """What each locked task says of its caller's people that the business does not hold (its seed
+    database and its agents' prompts): surnames, spelled out too, phone numbers, addresses. -> task id."""
+    from pytest_callm.authoring.generate import EMAIL_IN_TEXT, PHONE_IN_TEXT
+
+    p = packs.get(pack)
+    business = "\n".join([Seed.load(p).text, *(a.prompt for a in p.agents.values())])
+    facts: dict[str, str] = {}
+    for f in find_task_files([ROOT / "tasks" / pack]):
+        data = json.loads(f.read_text())
+        said = _own_words(data)
+        surname = data["customer_name"].split()[-1]
+        if surname.lower() not in business.lower():
+            facts[surname] = facts[" ".join(surname.upper())] = f.parent.name
+        for found in [*PHONE_IN_TEXT.findall(said), *EMAIL_IN_TEXT.findall(said)]:
+            if found.lower() not in business.lower() and phone_digits(found)[-10:] not in re.sub(r"\D", "", business):
+                facts[found] = f.parent.name
+    return facts
+
+
+@pytest.mark.parametrize("pack", PACKS)
+def test_the_shipped_training_tasks_say_nothing_a_locked_task_says_of_its_caller(industries, pack):
+    """A generated script once still spelled the locked caller's surname ("S O L B E R G") for a new
+    caller, kept a locked caller's work line, or an address with the old surname in it."""
+    facts = _locked_callers_facts(pack, PackRegistry(industries))
+    assert len(facts) > 10
+    files = find_task_files([ROOT / "training" / pack])
+    assert len(files) == 60
+    for f in files:
+        said = _own_words(json.loads(f.read_text()))
+        leaked = [(fact, where) for fact, where in facts.items()
+                  if re.search(rf"(?<![\w@.-]){re.escape(fact)}(?![\w-])", said, re.IGNORECASE)]
+        assert not leaked, f"{f.parent.name}: {leaked[:3]}"
+
+
+def test_a_misread_id_is_the_same_slip_made_on_the_new_id():
+    from pytest_callm.authoring.generate import _same_slip
+
+    assert _same_slip("HR-25-0519", "HR-87-0187", "HR-25-0591") == "HR-87-0178"  # the last two swapped
+    assert _same_slip("HR-25-0519", "HR-87-0187", "HR-25-0777") is None  # not a slip: drawn afresh

@@ -57,6 +57,10 @@ TRAIT_KINDS = {"full_name": "person", "name": "person", "caller_name": "person",
                "email": "email", "date_of_birth": "date", "dob": "date"}
 
 
+PHONE_IN_TEXT = re.compile(r"(?<![\w-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?![\w-])")
+EMAIL_IN_TEXT = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+
+
 class GenerateError(Exception):
     pass
 
@@ -188,6 +192,10 @@ class Drawn:
                     out.append((f"{o[-1]}, {' '.join(o[:-1])}", f"{n[-1]}, {' '.join(n[:-1])}"))
             else:
                 out.extend(zip(forms(kind, old), forms(kind, new)))
+        # A name spelled out letter by letter ("If asked to spell it, say: S O L B E R G."), as the
+        # locked tasks spell them: the new name spelled the same way.
+        out.extend((" ".join(old.upper()), " ".join(new.upper())) for old, new in self.words.items()
+                   if len(old) >= 3 and old.isalpha() and new)
         return out
 
 
@@ -282,6 +290,22 @@ class Draw:
         if words[0] in self.drawn.words:
             self.drawn.words[words[0]] = new.split()[0]
         return new
+
+
+def _same_slip(old: str, new: str, slipped: str) -> str | None:
+    """`slipped` is `old` with its digits moved about: `new` with its digits moved the same way."""
+    old_d, new_d = [c for c in old if c.isdigit()], [c for c in new if c.isdigit()]
+    slipped_d = [c for c in slipped if c.isdigit()]
+    if sorted(old_d) != sorted(slipped_d) or len(old_d) != len(new_d):
+        return None
+    free = list(range(len(old_d)))
+    moved = []
+    for c in slipped_d:  # each digit of the slip comes from the first unused place of old that holds it
+        i = next(i for i in free if old_d[i] == c)
+        free.remove(i)
+        moved.append(new_d[i])
+    it = iter(moved)
+    return "".join(next(it) if c.isdigit() else c for c in slipped)
 
 
 def _respell_phone(old: str, digits: str) -> str:
@@ -411,7 +435,9 @@ def _replacer(pairs: list[tuple[str, str]], words: dict[str, str]) -> Callable[[
         table.setdefault(old.lower(), new)
     if not table:
         return lambda s: s
-    pattern = re.compile("|".join(rf"(?<![\w@]){re.escape(k)}(?![\w@])" for k in sorted(table, key=len, reverse=True)),
+    # Not after an "@" (a domain), but before one: a name in an address's own part ("lucia.villanueva@")
+    # is the person's name too.
+    pattern = re.compile("|".join(rf"(?<![\w@]){re.escape(k)}(?!\w)" for k in sorted(table, key=len, reverse=True)),
                          re.IGNORECASE)
 
     def one(m: re.Match) -> str:
@@ -462,6 +488,25 @@ def _draw_values(draw: Draw, records: dict[str, list[dict[str, Any]]], skeleton:
             continue  # a day the caller asks the business for (a delivery, a visit): the calendar's, kept
         if draw.drawn.new(kind, value) is None and not seed_db.holds(kind, value):
             draw.value(kind, value)  # a seed value the task names but no record of its people holds: the business's
+    # A phone number or an address the script gives that neither the seed nor the pack's prompts hold
+    # (a work line not to use, an assistant's number): the locked task's person's, so drawn afresh too.
+    business = "\n".join([seed_db.text, *(a.prompt for a in pack.agents.values())])
+    said = "\n".join(_strings({k: v for k, v in skeleton.items() if k not in ("exp_db_state", "metadata")}))
+    for found in PHONE_IN_TEXT.findall(said):
+        if draw.drawn.new("phone", found) is None and phone_digits(found)[-10:] not in re.sub(r"\D", "", business):
+            draw.value("phone", found)
+    for found in EMAIL_IN_TEXT.findall(said):
+        if draw.drawn.new("email", found) is None and found.lower() not in business.lower():
+            draw.value("email", found)
+    # An id written like a drawn one but not it (the caller misreads "HR-25-0519" as "HR-25-0591"): the
+    # same slip made on the new id, so the script still misreads the caller's own number.
+    for (kind, old), new in list(draw.drawn.values.items()):
+        if kind not in ("identifier", "digits") or not re.search(r"\d.*\d", old):
+            continue
+        shape = re.compile(r"(?<![\w-])" + re.sub(r"\d", r"\\d", re.escape(old)) + r"(?![\w-])")
+        for found in set(shape.findall(said)):
+            if found != old and draw.drawn.new(kind, found) is None and found not in business:
+                draw.drawn.values[(kind, found)] = _same_slip(old, new, found) or draw._fresh(kind, found)
 
 
 @dataclass
