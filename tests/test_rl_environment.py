@@ -208,3 +208,48 @@ def test_progress_counts_the_expected_calls_matched_so_far_and_shaped_credit_is_
     with CallEnvironment([task_file], root=REPO, line="clean") as plain:  # opt-in: absent by default
         result = plain.run(play_policy(plain, HANDOFF_TASK, OracleModel(*plain.task(HANDOFF_TASK))))
         assert result.reward == 1.0 and "shaped" not in result.info and "progress" in result.info
+
+
+def test_a_trainers_malformed_message_is_the_policys_reply_played_and_scored_never_a_crash():
+    """A hand-built parser's output: numbers where text belongs, bytes, a dict for a list, OpenAI's
+    usage. Each raised TypeError or AttributeError; each is now the policy's reply, and a call with
+    no usable name is refused to it as the engine refuses an unknown tool."""
+    odd = [{"tool_calls": [{"id": "c1", "function": {"name": 5, "arguments": "{}"}}]},
+           {"tool_calls": [{"id": 7, "function": {"name": "get_office_info", "arguments": '{"topic": "hours"}'}}]},
+           {"tool_calls": {"id": "c1", "function": {"name": "get_office_info", "arguments": "{}"}}},
+           {"tool_calls": ["end_call"]},
+           {"tool_calls": [{"id": "c1", "function": {"name": "get_office_info", "arguments": b'{"topic": "hours"}'}}]},
+           {"content": {"text": "Hello there."}},
+           {"content": "Hi", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}]
+    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as env:
+        for reply in odd:
+            episode, _ = env.reset("legal/C4-H3", 1)
+            step = env.step(episode, {"role": "assistant", **reply})
+            assert "infrastructure_error" not in step.info, reply
+            if not step.done:
+                env.run(env.aclose_episode(episode))
+        episode, _ = env.reset("legal/C4-H3", 1)
+        env.step(episode, {"role": "assistant", "tool_calls": [{"id": 9, "function": {"name": 5, "arguments": b"{}"}}]})
+        call = env.trajectory(episode).tool_calls[-1]
+        assert (call.name, call.status) == ("5", "tool_not_available")
+        env.run(env.aclose_episode(episode))
+
+
+def test_a_step_in_flight_when_its_episode_is_closed_is_not_scored():
+    """Its later tool calls ran on a database made afresh after the close, and the policy got 0.0."""
+    from pytest_callm.call.oracle import plan_answer_key
+
+    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as env:
+        task, pack = env.task("legal/C4-H3")
+        plan = plan_answer_key(task, pack)
+        episode, _ = env.reset("legal/C4-H3", 1)
+        running = env._running[episode]  # what astep holds while it awaits
+
+        def call(planned):
+            return {"role": "assistant", "tool_calls": [{"id": "c", "function": {
+                "name": planned.name, "arguments": json.dumps(planned.arguments)}}]}
+
+        env.step(episode, call(plan[0]))
+        env.run(env.aclose_episode(episode))
+        step = env.run(env._advance(episode, running, running.episode.step(call(plan[1]))))
+        assert step.done and step.reward is None and "closed" in step.info

@@ -342,6 +342,30 @@ def test_aggregate_metrics_answers_as_nemo_gyms_contract_says(http):
     empty = http.post("/aggregate_metrics", json={"verify_responses": []}).json()
     assert empty == {"group_level_metrics": [], "agent_metrics": {}, "key_metrics": {}}
     assert http.post("/aggregate_metrics", json={}).status_code == 422
+    # Rows of the wrong shape are named, never a 500 that drops the connection.
+    for odd, field in [({"reward_components": ["tools"]}, "reward_components"),
+                       ({"reward_components": {"tools": "yes"}}, "reward_components"),
+                       ({"_ng_task_index": [1]}, "_ng_task_index")]:
+        refused = http.post("/aggregate_metrics", json={"verify_responses": [answer(0, 1.0), {"reward": 1.0, **odd}]})
+        assert refused.status_code == 422 and f"verify_responses[1].{field}" in refused.json()["message"]
+
+
+def test_a_request_that_waited_behind_the_sessions_verify_or_close_is_a_404(server):
+    """/verify sent beside a tool call, or twice (a client retrying), answered the loser 500."""
+    async def race(first: str, second: str) -> tuple[int, int]:
+        async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+            sid = (await client.post("/seed_session", json=ROW)).json()["session_id"]
+            head = {SESSION_HEADER: sid}
+            send = {"verify": lambda: client.post("/verify", headers=head, json={"responses_create_params": {}, "response": {}}),
+                    "close": lambda: client.post("/close", headers=head),
+                    "tool": lambda: client.post("/lookup_caller", headers=head, json={"full_name": "A B", "phone": "1"})}
+            one, two = await asyncio.gather(send[first](), send[second]())
+            return one.status_code, two.status_code
+
+    for first, second in [("verify", "tool"), ("verify", "verify"), ("close", "tool"), ("close", "verify")]:
+        for _ in range(3):
+            codes = asyncio.run(race(first, second))
+            assert codes[0] == 200 and codes[1] in (200, 404, 409), (first, second, codes)
 
 
 def test_serving_calls_with_the_offline_caller_never_imports_openai():

@@ -65,10 +65,42 @@ class Observation:
 
 
 def spoken_text(content: Any) -> str | None:
-    """A message's `content` as text: content parts (a list) keep their text ones, which are spoken."""
+    """A message's `content` as text: content parts (a list) keep their text ones, which are spoken;
+    a single part (a dict) its text; anything else as it is written."""
     if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else getattr(p, "text", "") or "" for p in content)
-    return content
+        return "".join(_text(p.get("text", "")) if isinstance(p, dict) else _text(getattr(p, "text", "")) for p in content)
+    if isinstance(content, dict):
+        return _text(content.get("text", ""))
+    return None if content is None else _text(content)
+
+
+def _text(value: Any) -> str:
+    """What a trainer's hand-built message holds where text belongs (bytes, a number), as text: the
+    policy's output, played and scored as such, never a crash of the environment."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _usage(usage: Any) -> Usage | None:
+    """Usage in this package's shape or OpenAI's (`prompt_tokens`, `completion_tokens`, details)."""
+    if not isinstance(usage, dict):
+        return None
+
+    def count(*path: str) -> int:
+        value: Any = usage
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    if "prompt_tokens" in usage or "completion_tokens" in usage:
+        cached = count("prompt_tokens_details", "cached_tokens")
+        return Usage(input_tokens=max(count("prompt_tokens") - cached, 0), cached_input_tokens=cached,
+                     output_tokens=count("completion_tokens"),
+                     reasoning_tokens=count("completion_tokens_details", "reasoning_tokens"))
+    return Usage(**{k: count(k) for k in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")})
 
 
 def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
@@ -78,16 +110,24 @@ def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
         return message
     if not isinstance(message, dict):
         raise TypeError(f"a reply is an assistant message (a dict) or a ModelReply, not {type(message).__name__}")
+    # Whatever shape a trainer's message has, it is the policy's reply: a call with no usable name is
+    # refused to it as the engine refuses any unknown tool, and the episode goes on.
+    listed = message.get("tool_calls") or []
+    listed = [listed] if isinstance(listed, dict) else listed if isinstance(listed, list) else [listed]
     calls = []
-    for i, tc in enumerate(message.get("tool_calls") or []):
-        fn = tc.get("function") or {}
+    for i, tc in enumerate(listed):
+        tc = tc if isinstance(tc, dict) else {"function": {"name": _text(tc)}}
+        fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
         raw = fn.get("arguments")
-        raw = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {}, ensure_ascii=False)
-        calls.append(ToolCall(tc.get("id") or f"call_{uuid.uuid4().hex[:12]}_{i}", fn.get("name") or "", raw))
+        raw = raw if isinstance(raw, str) else raw.decode("utf-8", errors="replace") \
+            if isinstance(raw, (bytes, bytearray)) else json.dumps(raw if raw is not None else {}, ensure_ascii=False, default=str)
+        calls.append(ToolCall(_text(tc.get("id")) or f"call_{uuid.uuid4().hex[:12]}_{i}", _text(fn.get("name")), raw))
     content = spoken_text(message.get("content"))
-    usage = message.get("usage")
-    return ModelReply(text=content or "", tool_calls=calls, reasoning=message.get("reasoning_content"),
-                      ttft_ms=message.get("ttft_ms"), usage=Usage(**usage) if isinstance(usage, dict) else None)
+    reasoning = message.get("reasoning_content")
+    ttft = message.get("ttft_ms")
+    return ModelReply(text=content or "", tool_calls=calls, reasoning=None if reasoning is None else _text(reasoning),
+                      ttft_ms=float(ttft) if isinstance(ttft, (int, float)) and not isinstance(ttft, bool) else None,
+                      usage=_usage(message.get("usage")))
 
 
 class Episode:

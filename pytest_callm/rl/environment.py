@@ -168,6 +168,7 @@ class Running:
     episode: Episode
     seed: int
     matcher: CallMatcher = field(init=False)
+    closed: bool = False  # closed while a step was in flight: that step's end is not scored
 
     def __post_init__(self) -> None:
         self.matcher = CallMatcher(self.task, self.pack)
@@ -258,6 +259,7 @@ class CallEnvironment:
         """Abandon an episode (its database goes); a finished episode is already closed."""
         running = self._running.pop(episode_id, None)
         if running is not None:
+            running.closed = True
             await self._forget(running)
 
     def reset(self, task_name: str, seed: int = 1) -> tuple[str, StepResult]:
@@ -275,6 +277,8 @@ class CallEnvironment:
         try:
             observation = await move
         except (ModelInfrastructureError, ToolServerError, OSError) as e:
+            if running.closed:
+                return await self._abandoned(running)
             # The caller's model or the tool server failed: the environment's fault, not the policy's.
             self._running.pop(episode_id, None)
             await self._forget(running)
@@ -283,6 +287,8 @@ class CallEnvironment:
                               {"infrastructure_error": f"{type(e).__name__}: {e}", "task": running.task.name,
                                "seed": running.seed, "trajectory": trajectory,
                                "busy": isinstance(e, ToolServerBusy)})
+        if running.closed:
+            return await self._abandoned(running)
         trajectory = running.episode.trajectory
         if not observation.done:
             matched = running.matcher.matched(trajectory)
@@ -297,6 +303,15 @@ class CallEnvironment:
         if self.shaped:
             info["shaped"] = shaped_score(verdict.passed, signals)
         return StepResult(observation, True, 1.0 if verdict.passed else 0.0, info)
+
+    async def _abandoned(self, running: Running) -> StepResult:
+        """A step that was in flight when its episode was closed: its tools may have run on a database
+        made afresh from the seed after the close removed the call's, so its end is nobody's verdict:
+        reward None, as for an infrastructure failure, and that database goes too."""
+        await self._forget(running)
+        return StepResult(Observation(running.episode.agent, "", [], [], [], done=True), True, None,
+                          {"closed": "the episode was closed while this step was in flight: not scored",
+                           "task": running.task.name, "seed": running.seed, "trajectory": running.episode.trajectory})
 
     async def _forget(self, running: Running) -> None:
         await self.runtime.forget_async(running.pack, running.episode.trajectory.call_id)

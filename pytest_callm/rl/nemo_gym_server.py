@@ -181,6 +181,14 @@ class NemoGymRoutes:
             return _error(404, "unknown_session", f"no session {sid[:80]!r} here (never seeded, verified, or closed)")
         return session
 
+    def _ended(self, session: Session) -> JSONResponse | None:
+        """For a request that waited on the session's lock: a 404 when a /verify or /close it waited
+        behind ended the session meanwhile (a client retrying, or racing its own calls)."""
+        if self.sessions.get(session.sid) is session:
+            return None
+        return _error(404, "unknown_session", f"session {session.sid[:80]!r} ended (verified or closed) while "
+                                              "this request waited for it")
+
     @staticmethod
     async def _body(request: Request, model: type[BaseModel]) -> BaseModel | JSONResponse:
         raw = await request.body()
@@ -259,6 +267,8 @@ class NemoGymRoutes:
                 {"id": f"call_{uuid.uuid4().hex[:16]}", "type": "function",
                  "function": {"name": name, "arguments": raw or "{}"}}]}
         async with session.lock:
+            if (ended := self._ended(session)) is not None:
+                return ended
             if "infrastructure_error" in session.last.info:
                 return self._infrastructure(session.last)
             if session.last.done:
@@ -288,6 +298,8 @@ class NemoGymRoutes:
             return session
         env = await self.env(request)
         async with session.lock:
+            if (ended := self._ended(session)) is not None:
+                return ended
             result = session.last
             if not result.done:  # the rollout stopped with the call open: it ends as it stands
                 result = await self._on_env(env, env.aend(session.episode_id, ROLLOUT_ENDED))
@@ -309,6 +321,8 @@ class NemoGymRoutes:
             return session
         env = await self.env(request)
         async with session.lock:
+            if (ended := self._ended(session)) is not None:
+                return ended
             self._forget(session)
             await self._on_env(env, env.aclose_episode(session.episode_id))
         return _json(200, CloseResponse(success=True, message=f"session {session.sid} closed"))
@@ -320,6 +334,16 @@ class NemoGymRoutes:
         body = await self._body(request, AggregateMetricsRequest)
         if isinstance(body, JSONResponse):
             return body
+        for i, v in enumerate(body.verify_responses):
+            components = v.get("reward_components")
+            if components is not None and not (isinstance(components, dict) and all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in components.values())):
+                return _error(422, "invalid_request", f"verify_responses[{i}].reward_components: an object of "
+                                                      f"gate -> number, not {json.dumps(components)[:80]}")
+            index = v.get(TASK_INDEX)
+            if index is not None and not isinstance(index, (str, int, float)):
+                return _error(422, "invalid_request", f"verify_responses[{i}].{TASK_INDEX}: a number or a string, "
+                                                      f"not {json.dumps(index)[:80]}")
         return _json(200, aggregate_metrics(body.verify_responses))
 
     def _forget(self, session: Session) -> None:
