@@ -113,3 +113,29 @@ def test_the_cut_is_shown_in_the_summary_report_json_and_the_page(spamming_proje
     assert attempt["cuts"] == [cut] and attempt["passed"] is not None
     pages = (out / "report.html").read_text() + "".join(p.read_text() for p in (out / "report").rglob("*.html"))
     assert cut.replace("'", "&#39;") in pages
+
+
+class SmallContextCaller(ScriptCaller):
+    """A caller whose model holds 8k tokens (as smollm2-local, the no-key caller): past 30,000
+    characters of conversation its server refuses, as such servers do."""
+
+    def step(self, body):
+        if len(json.dumps(body["messages"])) > 30_000:
+            return {"status": 400, "code": "context_length_exceeded",
+                    "message": "This model's maximum context length is 8192 tokens."}
+        return super().step(body)
+
+
+def test_a_model_that_talks_past_the_callers_context_is_scored_as_the_call_stands(spamming_project, openai_server):
+    """It was 'not scored': the caller's overflow was taken for the harness's fault, so a model that
+    talks on and on pushed its own attempts out of every denominator."""
+    openai_server.reset(caller=SmallContextCaller(["What are your hours on Monday?"] * 10 + ["Thanks, bye."]),
+                        models=("agent-model", "caller-model"))
+    openai_server.script(*[{"text": "blah " * 5000}] * 20)
+    out = spamming_project.path / "run"
+    result = spamming_project.runpytest_subprocess("--callm-model=agent", "--callm-caller-model=caller",
+                                                   "--callm-attempts=1", f"--callm-out={out}")
+    assert "attempts not scored (in no denominator): 0" in result.stdout.str(), result.stdout.str()[-3000:]
+    (attempt,) = json.loads((out / "report.json").read_text())["attempts"]
+    trajectory = json.loads((out / "trajectories" / "vet_clinic" / "C2-E1" / "attempt-1.json").read_text())
+    assert attempt["passed"] is False and trajectory["trajectory"]["end_reason"] == "caller_context_overflow"

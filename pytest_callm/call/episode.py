@@ -25,7 +25,7 @@ from typing import Any
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, parse_arguments
-from pytest_callm.model.protocol import ModelReply, ModelRequest, ToolCall, Usage, safe_reply
+from pytest_callm.model.protocol import ModelContextOverflow, ModelReply, ModelRequest, ToolCall, Usage, safe_reply
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import envelope, result_status
@@ -271,7 +271,13 @@ class Episode:
         return await self._finish()
 
     async def _caller_turn(self, agent_said: str) -> Observation:
-        turn = await self.caller.respond(agent_said)
+        try:
+            turn = await self.caller.respond(agent_said)
+        except ModelContextOverflow:
+            # The conversation outgrew the caller's model: what the agent said made it so (a model
+            # that talks on and on), and it ends as it stands, scored, never out of the denominator.
+            self._ended_by = "caller_context_overflow"
+            return await self._finish()
         said = clean_text(turn.text or "")  # the caller is a model too
         if said:
             atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it

@@ -91,7 +91,7 @@ class Trajectory:
     industry: str
     attempt: int
     model: str
-    end_reason: str = ""  # caller_hangup, agent_end_call, exchange_cap
+    end_reason: str = ""  # caller_hangup, agent_end_call, exchange_cap, caller_context_overflow, ...
     exchanges: int = 0
     duration_ms: float = 0.0
     transcript: list[TranscriptTurn] = field(default_factory=list)
