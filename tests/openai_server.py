@@ -25,6 +25,8 @@ A step is a dict:
     endless         after the role chunk, send text pieces every 10 ms and never finish
     invalid_utf8    "text": bytes that are not UTF-8 inside a text piece's JSON string (a reply that still
                     parses); "frame": such bytes where the chunk's JSON should be (a broken stream)
+    raw_chunks      these chunk objects, sent as they are after the role chunk (before the text and
+                    tool calls): a server that writes fields of the wrong type
 
 Server-wide settings: `hold` (a `threading.Event`: while it is clear, every request waits after its
 first chunk; a test sets it on an event of its own), `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
@@ -269,6 +271,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     def dropping() -> bool:
         return drop_after is not None and sent >= drop_after
 
+    for raw in step.get("raw_chunks", []):
+        yield f"data: {json.dumps(raw)}\n\n"
     for piece in _pieces(step.get("reasoning", ""), size):
         yield chunk({"reasoning_content": piece})
     if step.get("reasoning_ms"):

@@ -132,6 +132,40 @@ def test_a_chunk_that_is_not_json_is_retried_as_infrastructure_not_lost(openai_s
     assert "StreamDropped" in reply.notes[0] and "not JSON" in reply.notes[0]
 
 
+def _choice(delta):
+    return {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+
+
+def _call(**fields):
+    return _choice({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "lookup_caller", "arguments": "{}"},
+                                    **fields}]})
+
+
+@pytest.mark.parametrize("chunk, expect", [
+    (_call(function={"name": "lookup_caller", "arguments": {"full_name": "Dana"}}),  # an object, not a JSON string
+     lambda r: r.tool_calls[0].arguments == {"full_name": "Dana"}),
+    (_call(function={"name": "lookup_caller", "arguments": 5}), lambda r: r.tool_calls[0].raw_arguments == "5"),
+    (_call(function={"name": 5, "arguments": "{}"}), lambda r: r.tool_calls[0].name == "5"),
+    (_call(id=7), lambda r: r.tool_calls[0].id == "7"),
+    (_call(index="1"), lambda r: r.tool_calls[0].name == "lookup_caller"),
+    (_call(index=None), lambda r: r.tool_calls[0].name == "lookup_caller"),
+    (_choice({"tool_calls": {"index": 0, "id": "a", "function": {"name": "end_call", "arguments": "{}"}}}),
+     lambda r: r.tool_calls[0].name == "end_call"),
+    (_choice({"content": 5}), lambda r: r.text.startswith("5")),
+    (_choice({"content": [{"type": "text", "text": "Hi "}]}), lambda r: r.text.startswith("Hi ")),
+    (_choice("Hi "), lambda r: r.text.startswith("Hi ")),
+    ({"id": "c", "choices": "x"}, lambda r: r.text == "Fine."),
+    ({"id": "c", "choices": [], "usage": "lots"}, lambda r: r.text == "Fine."),
+], ids=["arguments-object", "arguments-number", "name-number", "id-number", "index-string", "index-null",
+        "tool_calls-object", "content-number", "content-parts", "delta-string", "choices-string", "usage-string"])
+def test_chunk_fields_of_the_wrong_type_are_read_as_the_models_reply_never_retried(openai_server, chunk, expect):
+    """Each raised TypeError or AttributeError in the reader: a whole-call rerun, then (if the server
+    always wrote so) an attempt out of the denominator. They are what the model server sent."""
+    reply = ask(openai_server, {"raw_chunks": [chunk], "text": "Fine."})
+    assert len(openai_server.requests) == 1 and not reply.notes
+    assert expect(reply), reply
+
+
 def test_a_stream_whose_chunks_are_never_json_is_an_infrastructure_failure(openai_server):
     # The runtime reruns the call once and then leaves the attempt unscored (ModelCallError is infrastructure).
     with pytest.raises(ModelCallError, match="3 tries failed; last: StreamDropped: the stream sent a chunk that is not JSON"):

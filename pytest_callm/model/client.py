@@ -111,15 +111,51 @@ def _is_transient(error: Exception) -> bool:
 
 
 def usage_from(raw: dict[str, Any] | None) -> Usage | None:
-    """A chunk's `usage` (a JSON object) as the engine counts it."""
-    if not raw:
+    """A chunk's `usage` (a JSON object) as the engine counts it; a count that is not a whole number
+    counts 0."""
+    if not raw or not isinstance(raw, dict):
         return None
-    prompt = raw.get("prompt_tokens") or 0
+
+    def count(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    def detail(key: str, name: str) -> int:
+        part = raw.get(key)
+        return count(part.get(name)) if isinstance(part, dict) else 0
+
+    prompt = count(raw.get("prompt_tokens"))
     # DeepSeek's API counts cached input as `prompt_cache_hit_tokens` (of `prompt_tokens`).
-    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0
-    reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
+    cached = detail("prompt_tokens_details", "cached_tokens") or count(raw.get("prompt_cache_hit_tokens"))
     return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
-                 output_tokens=raw.get("completion_tokens") or 0, reasoning_tokens=reasoning)
+                 output_tokens=count(raw.get("completion_tokens")),
+                 reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"))
+
+
+def _as_text(value: Any) -> str:
+    """A streamed field that should hold text, as text whatever the server put there (a number, an
+    object, content parts): the model's output, read as written, never a crash of the reader."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list):  # content parts: their text
+        return "".join(_as_text(p.get("text")) if isinstance(p, dict) else _as_text(p) for p in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _listed(value: Any) -> list[Any]:
+    """A field that should be a list of objects: one object alone is that list; anything else, none."""
+    if isinstance(value, dict):
+        return [value]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _index(value: Any) -> int:
+    """A tool call's `index`, as a number however it came ("1", 1.0, missing: 0)."""
+    try:
+        return int(value) if not isinstance(value, bool) else 0
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def _reasoning_piece(delta: dict[str, Any]) -> str | None:
@@ -365,30 +401,35 @@ class OpenAIChatModel:
         try:
             async for chunk in _json_chunks(stream):
                 if chunk.get("usage"):
-                    usage = usage_from(chunk["usage"])
-                for choice in chunk.get("choices") or []:
+                    usage = usage_from(chunk["usage"]) or usage
+                # Fields of the wrong type are read as what they hold (`_as_text`, `_listed`): the
+                # model server's output, scored, not an error of ours that would rerun the call.
+                for choice in _listed(chunk.get("choices")):
                     delta = choice.get("delta")
+                    delta = {"content": delta} if isinstance(delta, str) else delta if isinstance(delta, dict) else None
                     if delta:
                         piece = _reasoning_piece(delta)
                         if piece:
                             reasoning.append(piece)
-                        spoken = delta.get("content")
+                        spoken = _as_text(delta.get("content"))
                         if spoken and splitter is not None:
                             spoken = splitter.feed(spoken)  # the thought is held back, never spoken
                         if spoken:
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
                             text.append(spoken)
-                        for tc in delta.get("tool_calls") or []:
+                        for tc in _listed(delta.get("tool_calls")):
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            entry = calls.setdefault(tc.get("index", 0), {"id": None, "name": "", "arguments": []})
-                            entry["id"] = entry["id"] or tc.get("id")
+                            entry = calls.setdefault(_index(tc.get("index")), {"id": None, "name": "", "arguments": []})
+                            entry["id"] = entry["id"] or _as_text(tc.get("id")) or None
                             function = tc.get("function")
-                            if function:
-                                name = function.get("name")
+                            if isinstance(function, dict):
+                                name = _as_text(function.get("name"))
                                 if name and name != entry["name"]:
                                     entry["name"] += name
-                                if function.get("arguments"):
-                                    entry["arguments"].append(function["arguments"])
+                                args = function.get("arguments")
+                                if args:  # an object where a JSON string belongs: that object, written as JSON
+                                    entry["arguments"].append(args if isinstance(args, str) else
+                                                              json.dumps(args, ensure_ascii=False))
                     if choice.get("finish_reason") is not None:
                         finished = True
                 if stop_at_first_token and ttft_ms is not None:
