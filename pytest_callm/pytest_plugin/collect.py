@@ -75,6 +75,53 @@ class TaskFile(pytest.File):
         return f"{self.path}: could not be loaded: {type(excinfo.value).__name__}: {str(excinfo.value)[:300]}"
 
 
+def _what_it_is(path: Path) -> str | None:
+    """Why a task file's name holds no file to read (None: a regular file, or a link to one)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode  # follows links: a link to a file is that file
+    except (OSError, RuntimeError):
+        return "a symbolic link that cannot be resolved (it points nowhere, or round in a loop)" \
+            if path.is_symlink() else "a file that cannot be read"
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else \
+        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
+    return f"{kind}{' (through a symbolic link)' if path.is_symlink() else ''}, not a file"
+
+
+def unreadable_task_files(folder: Path) -> list[Path]:
+    """The entries of `folder` named like a task file that are not one: pytest passes over what is
+    neither a file nor a folder (a FIFO, a link to /dev/zero, a dangling link) without a word, and
+    a folder called task.json it enters: such a task would vanish from the run."""
+    try:
+        return sorted(p for p in folder.iterdir() if is_task_file(p.name) and _what_it_is(p) is not None)
+    except OSError:
+        return []
+
+
+class TaskFolder(pytest.Dir):
+    """A folder holding a task file that is not a file: each is named as a task file that failed
+    to load (its items left out, the run exits non-zero), and the rest is collected as pytest does."""
+
+    def collect(self):
+        bad = unreadable_task_files(self.path)
+        for collector in super().collect():
+            if collector.path not in bad:
+                yield collector
+        for path in bad:
+            yield NotATaskFile.from_parent(self, path=path)
+
+
+class NotATaskFile(pytest.File):
+    def collect(self):
+        raise TaskError(self.path, [f"$: {_what_it_is(self.path) or 'not a file'}"])
+
+    def repr_failure(self, excinfo, style=None):
+        return str(excinfo.value)
+
+
 def task_file_path(config: pytest.Config, nodeid_file: str) -> Path:
     """A task file from the file part of its node id, as pytest made it: relative to the rootdir when
     below it, else to the collected path it was found under (the suite's `tasks/` of an installed

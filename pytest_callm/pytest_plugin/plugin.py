@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskItem, is_task_file, result_payload,
-                                                 task_file_path)
+from pytest_callm.pytest_plugin.collect import (STATE_PLUGIN, TaskFile, TaskFolder, TaskItem, is_task_file, result_payload,
+                                                 task_file_path, unreadable_task_files)
 from pytest_callm.pytest_plugin.junit_suite import JUnitSuiteProperties, attempt_properties
 from pytest_callm.pytest_plugin.run_pruning import KeepLastRuns
 from pytest_callm.pytest_plugin.stopping import StopOnTerm, leave_pid
@@ -122,6 +122,13 @@ class CallmState:
         if line not in self.loops:
             self.loops.append(line)
         return True
+
+    def pytest_collect_directory(self, path: Path, parent):
+        # Only a folder holding a task file that is not a file (rare): every other folder, a package
+        # included, is pytest's own to collect.
+        if unreadable_task_files(path) and not (path / "__init__.py").is_file():
+            return TaskFolder.from_parent(parent, path=path)
+        return None
 
     def pytest_collect_file(self, file_path: Path, parent):
         if is_task_file(file_path.name):
