@@ -67,6 +67,17 @@ def test_a_task_file_that_is_not_a_file_is_named_not_passed_over(project, make, 
     assert "callm: 1 task file(s) could not be collected and are in no figure: tasks/vet_clinic/C2-E2/task.json" in out
 
 
+def test_a_task_file_holding_a_lone_surrogate_is_named_at_collection(project):
+    """It loaded, played, then broke the report page (and, with a caller model, every request to it:
+    'not scored'). It is the file's fault, so it is named where the file is read."""
+    task = project.path / "tasks" / "vet_clinic" / "C2-E2" / "task.json"
+    task.write_text(task.read_text().replace('"intent": "', '"intent": "\\ud800', 1))
+    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={project.path / 'run'}")
+    result.assert_outcomes(passed=7, errors=1)
+    assert "tasks/vet_clinic/C2-E2/task.json: $.intent: holds a lone surrogate" in result.stdout.str()
+    assert (project.path / "run" / "report.html").is_file()
+
+
 def test_an_unfinished_task_file_beside_good_ones_does_not_stop_the_run(project):
     """A task just made with `callm new-task` (its key empty, its state not locked) is named; the rest run."""
     result = subprocess.run([sys.executable, "-m", "pytest_callm.cli", "new-task", "tasks/vet_clinic/C2-E"],

@@ -6,6 +6,8 @@ Every problem is reported as `<file>: <JSON path>: <what is wrong>` so a bad tas
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -125,7 +127,28 @@ def validate_task_data(where: Path, data: Any) -> dict[str, Any]:
     errors = sorted(task_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         raise TaskError(where, [f"{_json_path(e.absolute_path)}: {e.message}" for e in errors])
+    surrogates = list(_lone_surrogates(data, ()))
+    if surrogates:  # JSON's \ud800 escapes read, but no text holding one can be written or sent
+        raise TaskError(where, [f"{_json_path(at)}: holds a lone surrogate (an escaped \\ud800 to \\udfff "
+                                "that is half a character): no text can hold it" for at in surrogates[:5]])
     return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogates(node: Any, at: tuple) -> Iterable[tuple]:
+    if isinstance(node, str):
+        if _SURROGATE.search(node):
+            yield at
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if _SURROGATE.search(key):
+                yield (*at, key)
+            yield from _lone_surrogates(value, (*at, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _lone_surrogates(value, (*at, i))
 
 
 def industry_of(path: Path, data: dict[str, Any], known: list[str]) -> str | None:
