@@ -222,6 +222,8 @@ class CallmState:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         self.run.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED, stopped=bool(session.shouldstop))
+        if self.run.write_failure is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # no report.json: a CI job must not count it a success
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self.worker is None:

@@ -48,7 +48,7 @@ def write_summary(run: RunSession, reporter, *, interrupted: bool, loops: list[s
     if run.release_check is not None:
         reporter.write_line(run.release_check.describe(), green=run.release_check.comparable,
                             yellow=not run.release_check.comparable)
-    if run.started:
+    if run.started and run.write_failure is None:  # else the line below says what is saved, and how to go on
         reporter.write_line(run.saved_line())
         page = report_page_line(run.run_dir.path, reporter.hasmarkup)
         if page:
