@@ -139,7 +139,10 @@ def deep_queues(config: pytest.Config, log, depth: int):
             # margin (a steal naming an item the worker has taken meanwhile is refused whole).
             queued = self.node2pending[node][3:]
             if queued:
-                node.send_steal(queued)
+                try:
+                    node.send_steal(queued)
+                except OSError:
+                    pass  # that worker has already shut down (its run stopped: a full disk): nothing to take
 
         def remove_pending_tests_from_node(self, node, indices) -> None:
             # The worker's answer to a steal: those items will not run (the run is stopping).
