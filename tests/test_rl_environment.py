@@ -253,3 +253,31 @@ def test_a_step_in_flight_when_its_episode_is_closed_is_not_scored():
         env.run(env.aclose_episode(episode))
         step = env.run(env._advance(episode, running, running.episode.step(call(plan[1]))))
         assert step.done and step.reward is None and "closed" in step.info
+
+
+def test_misuse_of_an_episode_is_one_clear_error():
+    """A seed that is not a number, a second step while one is in flight, and a finished episode's
+    trajectory asked of the environment each raised a bare TypeError or KeyError, or interleaved."""
+    import asyncio
+
+    with CallEnvironment(root=REPO, line="clean") as env:  # tools over HTTP: the first step waits on them
+        with pytest.raises(TypeError, match="seed=None: a whole number"):
+            env.reset("legal/C4-H3", None)
+        task, pack = env.task("legal/C4-H3")
+        first = plan_answer_key(task, pack)[0]
+        reply = {"role": "assistant", "tool_calls": [{"id": "c", "function": {
+            "name": first.name, "arguments": json.dumps(first.arguments)}}]}
+        episode, _ = env.reset("legal/C4-H3", 1)
+
+        async def twice():
+            return await asyncio.gather(env.astep(episode, reply), env.astep(episode, reply), return_exceptions=True)
+
+        one, two = env.run(twice())
+        assert not isinstance(one, Exception) and isinstance(two, RuntimeError) and "already taking a step" in str(two)
+        assert [c.name for c in env.trajectory(episode).tool_calls] == [first.name]
+        last = env.run(env.aend(episode, "rollout ended"))
+        with pytest.raises(KeyError, match="in its last step's info"):
+            env.trajectory(episode)
+        with pytest.raises(KeyError, match="no episode"):
+            env.run(env.abreak(episode, "overflow"))
+        assert last.done and last.info["trajectory"].tool_calls[0].name == first.name

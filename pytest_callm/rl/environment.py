@@ -169,6 +169,7 @@ class Running:
     seed: int
     matcher: CallMatcher = field(init=False)
     closed: bool = False  # closed while a step was in flight: that step's end is not scored
+    stepping: bool = False  # a step is in flight: a second one at once would interleave two replies
 
     def __post_init__(self) -> None:
         self.matcher = CallMatcher(self.task, self.pack)
@@ -227,6 +228,8 @@ class CallEnvironment:
         """Start an episode of `task_name` (`industry/task_id`) at `seed`: (episode id, first step).
         A caller that hangs up at once gives a first step that is already done."""
         task, pack = self.task(task_name)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed={seed!r}: a whole number (the attempt: the phone line's draws depend on it)")
         runtime = self.runtime
         episode = Episode(pack=pack, caller=runtime.caller_for(task, pack, seed, None), line=runtime.line_for(task, seed),
                           tools=runtime.tools, call_id=make_call_id(task.task_id, seed), task_id=task.task_id,
@@ -237,22 +240,18 @@ class CallEnvironment:
 
     async def astep(self, episode_id: str, reply: ModelReply | dict[str, Any]) -> StepResult:
         """The policy's reply to the episode's last observation; the next step."""
-        running = self._running.get(episode_id)
-        if running is None:
-            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started)")
+        running = self._in_flight(episode_id)
         return await self._advance(episode_id, running, running.episode.step(reply))
 
     async def abreak(self, episode_id: str, reason: str) -> StepResult:
         """The policy could not answer (its context overflowed): the call ends as its failure."""
-        running = self._running[episode_id]
+        running = self._in_flight(episode_id)
         return await self._advance(episode_id, running, running.episode.break_call(reason))
 
     async def aend(self, episode_id: str, reason: str) -> StepResult:
         """The policy stopped before the call ended (its rollout is over): the call ends as it stands
         and is scored."""
-        running = self._running.get(episode_id)
-        if running is None:
-            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started)")
+        running = self._in_flight(episode_id)
         return await self._advance(episode_id, running, running.episode.end(reason))
 
     async def aclose_episode(self, episode_id: str) -> None:
@@ -269,11 +268,32 @@ class CallEnvironment:
         return self.run(self.astep(episode_id, reply))
 
     def trajectory(self, episode_id: str) -> Trajectory:
-        return self._running[episode_id].episode.trajectory
+        """An episode in flight's trajectory so far (a finished one's is in its last step's `info`)."""
+        running = self._running.get(episode_id)
+        if running is None:
+            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started): a finished "
+                           "episode's trajectory is in its last step's info['trajectory']")
+        return running.episode.trajectory
 
     # --- plumbing ------------------------------------------------------------------------------
 
+    def _in_flight(self, episode_id: str) -> Running:
+        running = self._running.get(episode_id)
+        if running is None:
+            raise KeyError(f"no episode {episode_id!r} in flight (finished, closed, or never started)")
+        if running.stepping:
+            raise RuntimeError(f"episode {episode_id!r} is already taking a step: send the next reply once its "
+                               "observation is back (one request at a time, as in a call)")
+        return running
+
     async def _advance(self, episode_id: str, running: Running, move) -> StepResult:
+        running.stepping = True
+        try:
+            return await self._advanced(episode_id, running, move)
+        finally:
+            running.stepping = False
+
+    async def _advanced(self, episode_id: str, running: Running, move) -> StepResult:
         try:
             observation = await move
         except (ModelInfrastructureError, ToolServerError, OSError) as e:
