@@ -265,6 +265,22 @@ def test_max_live_calls_is_honoured_as_a_busy_answer():
         assert http.post("/seed_session", json=ROW).status_code == 200  # a closed session frees its place
 
 
+def test_when_the_server_is_full_an_idle_session_gives_its_place_to_a_new_one():
+    """An agent that crashed (or lost its session ids) left its sessions live, and every later
+    /seed_session answered 429 until the server was restarted."""
+    packs = PackRegistry([INDUSTRIES])
+    packs.get("legal")
+    with nemo_gym_server(packs.loaded(), [TASK_PATH.parent], line="clean", max_live_calls=2,
+                         session_idle_s=0) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
+        lost = [http.post("/seed_session", json=ROW).json()["session_id"] for _ in range(2)]
+        fresh = http.post("/seed_session", json=ROW)
+        assert fresh.status_code == 200, fresh.text
+        gone = http.post("/say", json={"text": "Hello?"}, headers={SESSION_HEADER: lost[0]})
+        assert gone.status_code == 404 and "left idle" in gone.json()["message"]
+        served = http.post("/say", json={"text": "Hello?"}, headers={SESSION_HEADER: fresh.json()["session_id"]})
+        assert served.status_code == 200, served.text
+
+
 @pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False), ("::1", False),
                                           ("0.0.0.0", True), ("10.1.2.3", True), ("myhost.example", True)])
 def test_a_server_bound_beyond_loopback_says_it_does_not_authenticate(host, warned):

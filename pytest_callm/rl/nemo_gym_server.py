@@ -25,6 +25,7 @@ import concurrent.futures
 import json
 import os
 import secrets
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -106,6 +107,12 @@ class Session:
     last: StepResult
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one model request at a time, as in a call
     sid: str = ""  # the client's (set when stored)
+    touched: float = field(default_factory=time.monotonic)  # its last request
+
+
+# A session untouched this long gives its call to a new one when the server holds all it may: an agent
+# that crashed, or lost its session ids, would otherwise leave the server answering 429 until restarted.
+IDLE_S = 900.0
 
 
 class NemoGymRoutes:
@@ -119,7 +126,8 @@ class NemoGymRoutes:
     def __init__(self, tasks: Iterable[Path | str] | None, industries: Iterable[Path | str], *,
                  line: str = "default", caller: ModelConfig | None = None, caller_api_key: str | None = None,
                  limits: CallLimits = CallLimits(), concurrency: int = 256, tool_server_token: str | None = None,
-                 shaped: bool = False):
+                 shaped: bool = False, idle_s: float = IDLE_S):
+        self.idle_s = idle_s
         self.settings = dict(tasks=list(tasks) if tasks is not None else None, industries=list(industries),
                              line=line, caller=caller, caller_api_key=caller_api_key, limits=limits,
                              concurrency=concurrency, tool_server_token=tool_server_token, shaped=shaped)
@@ -178,7 +186,9 @@ class NemoGymRoutes:
                                              f"{SESSION_COOKIE} cookie (or the {SESSION_HEADER} header)")
         session = self.sessions.get(sid)
         if session is None:
-            return _error(404, "unknown_session", f"no session {sid[:80]!r} here (never seeded, verified, or closed)")
+            return _error(404, "unknown_session", f"no session {sid[:80]!r} here (never seeded, verified, or "
+                                                  f"closed; or left idle {self.idle_s:g} s while the server was full)")
+        session.touched = time.monotonic()
         return session
 
     def _ended(self, session: Session) -> JSONResponse | None:
@@ -220,6 +230,8 @@ class NemoGymRoutes:
         except KeyError as e:
             return _error(404, "unknown_task", e.args[0])
         episode_id, result = await self._on_env(env, env.areset(body.task, body.seed))
+        if result.info.get("busy") and await self._close_idle(env):
+            episode_id, result = await self._on_env(env, env.areset(body.task, body.seed))
         if result.info.get("busy"):
             return _error(429, "too_many_sessions", f"this server holds as many live calls as it may "
                                                     f"({result.info['infrastructure_error']}); verify or close "
@@ -349,6 +361,15 @@ class NemoGymRoutes:
     def _forget(self, session: Session) -> None:
         self.sessions.pop(session.sid, None)
 
+    async def _close_idle(self, env: CallEnvironment) -> int:
+        """Close the sessions idle `idle_s` or more (none mid-request): how many."""
+        now = time.monotonic()
+        idle = [s for s in list(self.sessions.values()) if now - s.touched >= self.idle_s and not s.lock.locked()]
+        for session in idle:
+            self._forget(session)
+            await self._on_env(env, env.aclose_episode(session.episode_id))
+        return len(idle)
+
 
 def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetrics:
     """NeMo Gym's `/aggregate_metrics` over CALLM's verify responses: per dataset row (its
@@ -382,7 +403,7 @@ def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetric
 
 def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line: str = "default",
                     port: int = 0, data_dir: Path | None = None, max_live_calls: int | None = None,
-                    token: str | None = None, shaped: bool = False) -> ToolServer:
+                    token: str | None = None, shaped: bool = False, session_idle_s: float | None = None) -> ToolServer:
     """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`).
     Its call routes need `.token` (made here unless given): only its own environment, and whoever
     this process hands it to, can reach a call's database by its id."""
@@ -391,6 +412,8 @@ def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line
         extra += ["--max-live-calls", str(max_live_calls)]
     if shaped:
         extra.append("--shaped")
+    if session_idle_s is not None:
+        extra += ["--session-idle-s", str(session_idle_s)]
     return ToolServer(packs, port, data_dir, entry=ENTRY, extra_args=extra, token=token or secrets.token_urlsafe(32))
 
 
@@ -424,10 +447,14 @@ def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:
     parser.add_argument("--line", default="default", help="the phone line: default, clean, or a profile file")
     parser.add_argument("--shaped", action="store_true",
                         help="add `shaped`, opt-in partial credit, to /verify's answer (never the reward)")
+    parser.add_argument("--session-idle-s", type=float, default=IDLE_S,
+                        help=f"when the server holds all the calls it may, a session untouched this long is closed "
+                             f"to make room (default {IDLE_S:g})")
     args = parser.parse_args(argv)
     industries = sorted({str(Path(p).resolve().parent) for p in args.pack})
     token = os.environ.pop(TOKEN_ENV, None) or secrets.token_urlsafe(32)  # never a server open to every local user
-    routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token, shaped=args.shaped)
+    routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token, shaped=args.shaped,
+                           idle_s=args.session_idle_s)
 
     def ready(url: str) -> None:
         routes.prepare(url)
