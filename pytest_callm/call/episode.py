@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
-from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, parse_arguments
+from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, field_text, parse_arguments
 from pytest_callm.model.protocol import ModelContextOverflow, ModelReply, ModelRequest, ToolCall, Usage, safe_reply
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
@@ -77,11 +77,9 @@ def spoken_text(content: Any) -> str | None:
 def _text(value: Any) -> str:
     """What a trainer's hand-built message holds where text belongs (bytes, a number), as text: the
     policy's output, played and scored as such, never a crash of the environment."""
-    if isinstance(value, str):
-        return value
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", errors="replace")
-    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
+    return field_text(value)
 
 
 def _usage(usage: Any) -> Usage | None:

@@ -41,6 +41,7 @@ from openai._streaming import SSEDecoder
 from pytest_callm.model import microthinking, quirks
 from pytest_callm.model import redact
 from pytest_callm.model.latency import RequestSampler
+from pytest_callm.model.output import call_index, field_text, object_list
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
                     ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
 from pytest_callm.model.config import ModelConfig, RetryPolicy, api_key_for  # noqa: F401  (their old home)
@@ -129,33 +130,6 @@ def usage_from(raw: dict[str, Any] | None) -> Usage | None:
     return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
                  output_tokens=count(raw.get("completion_tokens")),
                  reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"))
-
-
-def _as_text(value: Any) -> str:
-    """A streamed field that should hold text, as text whatever the server put there (a number, an
-    object, content parts): the model's output, read as written, never a crash of the reader."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    if isinstance(value, list):  # content parts: their text
-        return "".join(_as_text(p.get("text")) if isinstance(p, dict) else _as_text(p) for p in value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _listed(value: Any) -> list[Any]:
-    """A field that should be a list of objects: one object alone is that list; anything else, none."""
-    if isinstance(value, dict):
-        return [value]
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _index(value: Any) -> int:
-    """A tool call's `index`, as a number however it came ("1", 1.0, missing: 0)."""
-    try:
-        return int(value) if not isinstance(value, bool) else 0
-    except (TypeError, ValueError, OverflowError):
-        return 0
 
 
 def _reasoning_piece(delta: dict[str, Any]) -> str | None:
@@ -402,28 +376,28 @@ class OpenAIChatModel:
             async for chunk in _json_chunks(stream):
                 if chunk.get("usage"):
                     usage = usage_from(chunk["usage"]) or usage
-                # Fields of the wrong type are read as what they hold (`_as_text`, `_listed`): the
-                # model server's output, scored, not an error of ours that would rerun the call.
-                for choice in _listed(chunk.get("choices")):
+                # Fields of the wrong type are read as what they hold (`output.field_text`, `object_list`):
+                # the model server's output, scored, not an error of ours that would rerun the call.
+                for choice in object_list(chunk.get("choices")):
                     delta = choice.get("delta")
                     delta = {"content": delta} if isinstance(delta, str) else delta if isinstance(delta, dict) else None
                     if delta:
                         piece = _reasoning_piece(delta)
                         if piece:
                             reasoning.append(piece)
-                        spoken = _as_text(delta.get("content"))
+                        spoken = field_text(delta.get("content"))
                         if spoken and splitter is not None:
                             spoken = splitter.feed(spoken)  # the thought is held back, never spoken
                         if spoken:
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
                             text.append(spoken)
-                        for tc in _listed(delta.get("tool_calls")):
+                        for tc in object_list(delta.get("tool_calls")):
                             ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            entry = calls.setdefault(_index(tc.get("index")), {"id": None, "name": "", "arguments": []})
-                            entry["id"] = entry["id"] or _as_text(tc.get("id")) or None
+                            entry = calls.setdefault(call_index(tc.get("index")), {"id": None, "name": "", "arguments": []})
+                            entry["id"] = entry["id"] or field_text(tc.get("id")) or None
                             function = tc.get("function")
                             if isinstance(function, dict):
-                                name = _as_text(function.get("name"))
+                                name = field_text(function.get("name"))
                                 if name and name != entry["name"]:
                                     entry["name"] += name
                                 args = function.get("arguments")

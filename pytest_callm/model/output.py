@@ -90,3 +90,32 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
         return None, f"(arguments): expected a JSON object, got {type(value).__name__}"
     problem = _problem_in(value)
     return (None, problem) if problem else (value, None)
+
+
+# Streamed chunk fields of the wrong type: model/client.py reads them as what they hold.
+
+def field_text(value: Any) -> str:
+    """A streamed field that should hold text, as text whatever the server put there (a number, an
+    object, content parts): the model's output, read as written, never a crash of the reader."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list):  # content parts: their text
+        return "".join(field_text(p.get("text")) if isinstance(p, dict) else field_text(p) for p in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def object_list(value: Any) -> list[Any]:
+    """A field that should be a list of objects: one object alone is that list; anything else, none."""
+    if isinstance(value, dict):
+        return [value]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def call_index(value: Any) -> int:
+    """A tool call's `index`, as a number however it came ("1", 1.0, missing: 0)."""
+    try:
+        return int(value) if not isinstance(value, bool) else 0
+    except (TypeError, ValueError, OverflowError):
+        return 0
