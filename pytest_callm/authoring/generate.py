@@ -491,12 +491,13 @@ def _draw_values(draw: Draw, records: dict[str, list[dict[str, Any]]], skeleton:
     # A phone number or an address the script gives that neither the seed nor the pack's prompts hold
     # (a work line not to use, an assistant's number): the locked task's person's, so drawn afresh too.
     business = "\n".join([seed_db.text, *(a.prompt for a in pack.agents.values())])
+    business_digits, business_lower = re.sub(r"\D", "", business), business.lower()
     said = "\n".join(_strings({k: v for k, v in skeleton.items() if k not in ("exp_db_state", "metadata")}))
     for found in PHONE_IN_TEXT.findall(said):
-        if draw.drawn.new("phone", found) is None and phone_digits(found)[-10:] not in re.sub(r"\D", "", business):
+        if draw.drawn.new("phone", found) is None and phone_digits(found)[-10:] not in business_digits:
             draw.value("phone", found)
     for found in EMAIL_IN_TEXT.findall(said):
-        if draw.drawn.new("email", found) is None and found.lower() not in business.lower():
+        if draw.drawn.new("email", found) is None and found.lower() not in business_lower:
             draw.value("email", found)
     # An id written like a drawn one but not it (the caller misreads "HR-25-0519" as "HR-25-0591"): the
     # same slip made on the new id, so the script still misreads the caller's own number.

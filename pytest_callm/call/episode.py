@@ -25,7 +25,8 @@ from typing import Any
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, field_text, parse_arguments
-from pytest_callm.model.protocol import ModelContextOverflow, ModelReply, ModelRequest, ToolCall, Usage, safe_reply
+from pytest_callm.model.protocol import (ModelContextOverflow, ModelReply, ModelRequest, ToolCall, Usage, safe_reply,
+                                         usage_from)
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import envelope, result_status
@@ -83,22 +84,13 @@ def _text(value: Any) -> str:
 
 
 def _usage(usage: Any) -> Usage | None:
-    """Usage in this package's shape or OpenAI's (`prompt_tokens`, `completion_tokens`, details)."""
+    """Usage in this package's shape, or OpenAI's (`prompt_tokens`, ...: read as the model client reads it)."""
     if not isinstance(usage, dict):
         return None
-
-    def count(*path: str) -> int:
-        value: Any = usage
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
     if "prompt_tokens" in usage or "completion_tokens" in usage:
-        cached = count("prompt_tokens_details", "cached_tokens")
-        return Usage(input_tokens=max(count("prompt_tokens") - cached, 0), cached_input_tokens=cached,
-                     output_tokens=count("completion_tokens"),
-                     reasoning_tokens=count("completion_tokens_details", "reasoning_tokens"))
-    return Usage(**{k: count(k) for k in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens")})
+        return usage_from(usage)
+    return Usage(**{k: v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0 for k, v in
+                    ((k, usage.get(k)) for k in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens"))})
 
 
 def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:

@@ -43,7 +43,7 @@ from pytest_callm.model import redact
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.model.output import call_index, field_text, object_list
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
-                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage)
+                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage, usage_from)
 from pytest_callm.model.config import ModelConfig, RetryPolicy, api_key_for  # noqa: F401  (their old home)
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -109,27 +109,6 @@ def _is_transient(error: Exception) -> bool:
     # The rest carry no status: connection errors and timeouts (`APIConnectionError`, before or
     # during the stream), and error events the server sent inside the stream.
     return isinstance(error, openai.APIError)
-
-
-def usage_from(raw: dict[str, Any] | None) -> Usage | None:
-    """A chunk's `usage` (a JSON object) as the engine counts it; a count that is not a whole number
-    counts 0."""
-    if not raw or not isinstance(raw, dict):
-        return None
-
-    def count(value: Any) -> int:
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-    def detail(key: str, name: str) -> int:
-        part = raw.get(key)
-        return count(part.get(name)) if isinstance(part, dict) else 0
-
-    prompt = count(raw.get("prompt_tokens"))
-    # DeepSeek's API counts cached input as `prompt_cache_hit_tokens` (of `prompt_tokens`).
-    cached = detail("prompt_tokens_details", "cached_tokens") or count(raw.get("prompt_cache_hit_tokens"))
-    return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
-                 output_tokens=count(raw.get("completion_tokens")),
-                 reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"))
 
 
 def _reasoning_piece(delta: dict[str, Any]) -> str | None:

@@ -36,6 +36,27 @@ class Usage:
         return dict(self.__dict__)
 
 
+def usage_from(raw: dict[str, Any] | None) -> Usage | None:
+    """A chunk's `usage` (a JSON object) as the engine counts it; a count that is not a whole number
+    counts 0."""
+    if not raw or not isinstance(raw, dict):
+        return None
+
+    def count(value: Any) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    def detail(key: str, name: str) -> int:
+        part = raw.get(key)
+        return count(part.get(name)) if isinstance(part, dict) else 0
+
+    prompt = count(raw.get("prompt_tokens"))
+    # DeepSeek's API counts cached input as `prompt_cache_hit_tokens` (of `prompt_tokens`).
+    cached = detail("prompt_tokens_details", "cached_tokens") or count(raw.get("prompt_cache_hit_tokens"))
+    return Usage(input_tokens=max(prompt - cached, 0), cached_input_tokens=cached,
+                 output_tokens=count(raw.get("completion_tokens")),
+                 reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"))
+
+
 @dataclass
 class ModelRequest:
     agent: str
