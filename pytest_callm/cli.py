@@ -21,6 +21,9 @@
                                       answer keys with the evaluation set (default: tasks/)
     callm export PATHS... --out FILE.jsonl
                                       one dataset row per task (prompt, info, answer key hash)
+    callm judge-check MODEL [--model-configs DIR]
+                                      a judge model's precision, recall and Cohen's kappa on every
+                                      rule class's labelled sentences
     callm generate PACK --n N --seed S [--out DIR]
                                       training tasks drawn from the pack's locked ones with fresh
                                       people and facts, each proven and refused if it leaks
@@ -75,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         return export_main(argv[1:])
     if argv[:1] == ["generate"]:
         return generate_main(argv[1:])
+    if argv[:1] == ["judge-check"]:
+        from pytest_callm.scoring.judge import main as judge_check_main
+
+        return judge_check_main(argv[1:], default_industries(Path.cwd()))
     if argv[:1] == ["prove"]:
         from pytest_callm.authoring.prove import main as prove_main
 
@@ -110,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("split-check", help="refuse a training set that leaks into the evaluation set (see its --help)")
     sub.add_parser("export", help="write the tasks as dataset rows, JSON lines (see its --help)")
     sub.add_parser("generate", help="write training tasks with fresh people and facts (see its --help)")
+    sub.add_parser("judge-check", help="a judge model's agreement with the rule classes' labelled sentences "
+                   "(see its --help)")
     p_serve.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 to serve on")
     p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                          help="live call databases per pack before new calls are refused (429)")

@@ -40,6 +40,7 @@ class Case:
     why: str  # the business's reason
     edit: dict[str, Any] = field(default_factory=dict)  # of the task's answer key (trap format)
     caller_says: tuple[str, ...] = ()  # what the caller says first, as the agent hears it
+    agent_says: tuple[tuple[int, str], ...] = ()  # (after how many planned calls, what the agent says)
 
     @property
     def id(self) -> str:
@@ -74,9 +75,10 @@ class Auditor:
     def verdict(self, case: Case) -> Verdict:
         path = TASKS / case.task / "task.json"
         _, task, pack = load_task(path, self.packs)
-        self.server.reset(agent=AnswerKeyAgent(path, INDUSTRIES, edit=case.edit or None), delay_ms=1)
+        self.server.reset(agent=AnswerKeyAgent(path, INDUSTRIES, edit=case.edit or None,
+                                                         says=dict(case.agent_says)), delay_ms=1)
         self._caller = LinesCaller(case.caller_says)
-        _, verdict = self.runtime.run_attempt(task, pack, 1)
+        self.last_trajectory, verdict = self.runtime.run_attempt(task, pack, 1)
         return verdict
 
     def close(self) -> None:

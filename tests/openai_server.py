@@ -77,9 +77,10 @@ class AnswerKeyAgent:
     """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
 
     def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True,
-                 edit: dict[str, Any] | None = None, route: str | None = None):
+                 edit: dict[str, Any] | None = None, route: str | None = None, says: dict[int, str] | None = None):
         """`edit` changes the key first (a trap's edit: calls dropped, set, replaced or inserted, and
-        the route); `route` follows one of the task's other routes instead of its main key."""
+        the route); `route` follows one of the task's other routes instead of its main key; `says`
+        speaks a line once the key's first n planned calls have run (n -> line), ending that turn."""
         import dataclasses
 
         from pytest_callm.authoring.prove import apply_edit
@@ -98,10 +99,13 @@ class AnswerKeyAgent:
         if not end_call:  # leave the hang-up to the caller
             self.plan = [c for c in self.plan if c.name != "end_call"]
         self.max_calls_per_turn = max_requests_per_turn - 1
+        self.says = dict(says or {})
 
     def step(self, body: dict[str, Any]) -> dict[str, Any]:
         messages = body["messages"]
         done = sum(1 for m in messages if m["role"] == "tool")
+        if done in self.says:
+            return {"text": self.says.pop(done)}
         since_user = 0
         for m in reversed(messages):
             if m["role"] == "user":

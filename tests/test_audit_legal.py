@@ -336,18 +336,13 @@ RIGHT = [
                "handoff_path": ["transfer_to_client_services"]}),
 ]
 
-# Findings no record the firm keeps can score (house rules declared `scored_by: "speech"` in rules.json).
+# Findings neither a record the firm keeps nor the words gate can score (house rules declared `scored_by:
+# "speech"` in rules.json that no class or words.json entry reads).
 UNSCORABLE = {
     "legal/C5-H4: hears the misread matter number, swaps two digits itself and verifies with a number the caller never said":
         "matter-number-as-said: a success on a number the desk altered itself is the same row of verifications as a "
         "success on the number the caller gave; which number was said is only in the call's words, and the tool "
         "server that keeps the record never hears them",
-    "legal/C2-M1: writes the facts of the conflicted matter into the handoff to intake":
-        "conflict-handoff-without-facts: the handoff summary passes between desks inside the call and no tool keeps "
-        "it, so no record the firm keeps holds the facts written into it",
-    "legal/C2-M4: records the intake summary with its own legal conclusion and a reading of the deadline":
-        "summary-without-conclusions: intakes.summary is kept, but a legal conclusion or an opinion is a judgment in "
-        "its wording that no deterministic reading tells from the caller's own account",
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=UNSCORABLE[c.id])) if c.id in UNSCORABLE else c
          for c in WRONG + RIGHT]

@@ -608,7 +608,7 @@ def test_an_unrequested_text_fails_the_tool_and_database_gates(engine):
     trajectory = _play(engine, task, ScriptedModel(plan))
     assert any(c.name == "send_text_message" for c in trajectory.tool_calls)
     verdict = verify(task, pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}  # forbidden, and a row on record
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}  # forbidden, and a row on record
     assert "send_text_message" in verdict.explain() and "text_messages: extra row" in verdict.explain()
 
 
@@ -616,7 +616,7 @@ def test_a_required_text_left_out_fails_the_tool_and_database_gates(engine):
     task, pack = _task(engine, "C1-M4")  # Yvonne asks for a text that she is on the waitlist
     plan = [c for c in plan_answer_key(task, pack) if c.name != "send_text_message"]
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "send_text_message" in verdict.explain()
 
 
@@ -624,7 +624,7 @@ def test_a_skipped_read_reaches_the_right_database_and_only_the_tool_gate_sees_i
     task, pack = _task(engine, "C1-M3")  # booked the right slot without searching first
     plan = [c for c in plan_answer_key(task, pack) if c.name != "find_open_slots"]
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True, "words": True}
 
 
 def test_charging_a_declined_fee_fails_the_tool_and_database_gates(engine):
@@ -635,7 +635,7 @@ def test_charging_a_declined_fee_fails_the_tool_and_database_gates(engine):
     trajectory = _play(engine, task, ScriptedModel(plan))
     assert next(p for p in trajectory.final_state["patients"] if p["id"] == "P-2006")["balance"] == 50.0
     verdict = verify(task, pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
 
 
 @pytest.mark.parametrize("task_id, said", [
@@ -653,7 +653,7 @@ def test_each_refill_task_passes_with_a_brand_name_and_its_form_or_strength(engi
             if c.name == "request_refill" else c for c in plan_answer_key(task, pack)]
     assert any(c.name == "request_refill" and c.arguments["medication"] == said for c in plan)
     verdict = verify(task, pack, _play(engine, task, ScriptedModel(plan)))
-    assert verdict.gates == {"tools": True, "handoff": True, "database": True}, verdict
+    assert verdict.gates == {"tools": True, "handoff": True, "database": True, "words": True}, verdict
 
 
 # --- the records a practice keeps (docs/house-rules.md §3): each shows what a wrong agent did -----
@@ -686,7 +686,7 @@ def _same(plan, name):
 def test_a_duplicate_write_shows_in_the_database(engine, task_id, tool, table, tools_gate):
     gates, why = _gates(engine, task_id, lambda plan: _with(plan, tool, _same(plan, tool)))
     # Extra calls are allowed (the paper's rule): the tool gate passes them; the row they leave does not pass.
-    assert gates == {"tools": tools_gate, "handoff": True, "database": False}, why
+    assert gates == {"tools": tools_gate, "handoff": True, "database": False, "words": True}, why
     assert f"{table}: extra row" in why
 
 
@@ -701,7 +701,7 @@ def test_hedging_shows_in_the_database(engine):
     assert gates["database"] is False and "escalations: extra row" in why
     text_and_email = lambda plan: _with(plan, "send_text_message", ("send_email", {"message_type": "payment_link"}))
     gates, why = _gates(engine, "C2-E1", text_and_email)
-    assert gates == {"tools": True, "handoff": True, "database": False} and "emails: extra row" in why
+    assert gates == {"tools": True, "handoff": True, "database": False, "words": True} and "emails: extra row" in why
 
 
 def test_a_refused_refill_is_kept_with_the_medication_tried(call):
@@ -720,9 +720,9 @@ def test_a_refill_of_a_drug_nobody_named_fails_and_a_named_one_tried_again_passe
             "Okay, send my care team a message asking whether I can get doxycycline for my acne. No rush."]
     again = lambda name: (lambda plan: _with(plan, "request_refill", ("request_refill", {"medication": name})))
     gates, why = _gates(engine, "R-M2", again("minocycline"), said)
-    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, why
     assert "refill_requests: extra row" in why and "which the caller never said" in why
-    assert _gates(engine, "R-M2", again("doxycycline"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    assert _gates(engine, "R-M2", again("doxycycline"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
 
 
 def test_an_eligibility_inquiry_on_a_guessed_id_fails_and_a_misheard_one_passes(engine):
@@ -732,9 +732,9 @@ def test_an_eligibility_inquiry_on_a_guessed_id_fails_and_a_misheard_one_passes(
             "ninety-five."]
     first = lambda member: (lambda plan: _with(plan, "check_eligibility", ("check_eligibility", {
         "carrier": "Aetna", "member_id": member, "date_of_birth": "1995-02-18"}), after=False))
-    assert _gates(engine, "C3-H1", first("AET-8042"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    assert _gates(engine, "C3-H1", first("AET-8042"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
     gates, why = _gates(engine, "C3-H1", first("AET-80143"), said)
-    assert gates == {"tools": True, "handoff": True, "database": False}, why
+    assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, why
     assert "eligibility_checks: extra row" in why
 
 
@@ -822,9 +822,9 @@ def test_a_guessed_birth_date_fails_and_a_misheard_one_the_caller_said_passes(en
         return lambda plan: _with(plan, "verify_patient", ("verify_patient", {
             "full_name": "Nadia Farouk", "date_of_birth": date}), after=False)
     said = ["Nadia Farouk, December fifteenth, nineteen eighty-three."]
-    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), said)[0] == {"tools": True, "handoff": True, "database": True}
+    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
     gates, why = _gates(engine, "C2-H2", tried_first("1988-12-05"), said)
-    assert gates == {"tools": True, "handoff": True, "database": False}
+    assert gates == {"tools": True, "handoff": True, "database": False, "words": True}
     assert "which the caller never said" in why
 
 
@@ -842,7 +842,7 @@ def test_anything_done_for_an_emergency_before_911_fails_the_database_gate(engin
     # C5-M3 at reception: the directions texted first, then 911.
     gates, why = _gates(engine, "C5-M3", lambda plan: _with(plan, "advise_emergency_services", ("send_text_message", {
         "message_type": "office_directions", "office": "Brooklyn", "phone": "347-555-0193"}), after=False))
-    assert gates == {"tools": False, "handoff": True, "database": False}
+    assert gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "done_before" in why
 
 
@@ -876,5 +876,5 @@ def test_reading_the_mothers_record_for_the_daughter_fails(engine):
     gates, why = _gates(engine, "R-H3", lambda plan: [
         PlannedCall("list_my_appointments", {}, None, None, c.agent) if c.name == "flag_not_the_patient" else c
         for c in plan])
-    assert gates == {"tools": False, "handoff": True, "database": False}
+    assert gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "privacy_flags: missing row" in why

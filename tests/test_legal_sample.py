@@ -80,7 +80,7 @@ def test_the_sample_pages_failing_call_fails_only_on_the_misheard_date(legal):
         if call.name == "add_intake_note":
             call.arguments["note"] = "Client still has the original email sent to HR reporting the safety violations."
     verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     tools = "\n".join(verdict.tools.problems)
     assert "mismatched call: calculate_filing_deadline" in tools and "mismatched call: record_intake" in tools
     assert "incident_date: expected '2026-04-05', got '2026-05-05'" in tools
@@ -123,7 +123,7 @@ def test_a_misheard_party_fails_the_tool_and_database_gates(legal):
     plan = _written_differently(plan_answer_key(task, pack))
     next(c for c in plan if c.name == "check_conflict").arguments["opposing_party"] = "Harbor Lane Industries"
     verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "opposing_party: expected 'Harborline Industries', got 'Harbor Lane Industries'" in verdict.explain()
     # The party is on the conflict check's row; the intake's list of parties is not compared again.
     assert verdict.database.problems == [
@@ -138,7 +138,7 @@ def test_a_wrong_incident_date_fails_however_the_rest_is_written(legal):
         if "incident_date" in call.arguments:
             call.arguments["incident_date"] = "2026-04-06"
     verdict = verify(task, pack, play(ScriptedModel(plan), pack, url))
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "incident_date: expected '2026-04-05', got '2026-04-06'" in verdict.explain()
 
 

@@ -45,7 +45,8 @@ def test_every_locked_task_played_by_its_answer_key_earns_reward_1_and_one_wrong
     not_one = {n: r.info.get("explanation") or r.info.get("infrastructure_error")
                for n, r in zip(names, right) if r.reward != 1.0}
     assert not not_one
-    assert all(r.done and r.info["gates"] == {"tools": True, "handoff": True, "database": True} for r in right)
+    assert all(r.done and r.info["gates"] == {"tools": True, "handoff": True, "database": True, "words": True}
+               for r in right)
 
     wrong = [first_value_mutant(env, n) for n in names]
     assert sum("->" in label for label, _ in wrong) >= 150
@@ -59,6 +60,27 @@ def test_every_locked_task_played_by_its_answer_key_earns_reward_1_and_one_wrong
     for n, r in zip(names * 2, right + played):
         calls = check_tools(*env.task(n), r.info["trajectory"]).details["calls"]
         assert r.info["progress"]["matched_calls"] == sum(c["matched"] is not None for c in calls), n
+
+
+def test_the_word_exploits_earn_0_on_every_task_where_they_apply(env):
+    """The key plus nonsense free text, plus a false claim, plus another person's record read aloud
+    (issue 36): each earns 0, though its tool calls are the key's."""
+    from pytest_callm.authoring.word_probes import WORD_EXPLOITS, word_replays
+
+    policies = []
+    for n in env.task_names():
+        task, pack = env.task(n)
+        ok = {c.name for c in task.exp_tool_calls if c.status == "ok"}
+        for r in word_replays(task, pack, ok):
+            if r.group in WORD_EXPLOITS:
+                edited = dataclasses.replace(task, exp_tool_calls=r.calls, exp_handoff_path=r.path)
+                policies.append((n, r.group, ScriptedModel(plan_answer_key(edited, pack), says=r.agent_says)))
+    groups = {g for _, g, _ in policies}
+    assert groups == set(WORD_EXPLOITS) and len(policies) >= 300
+    played = gather_on(env, [play_policy(env, n, p) for n, _, p in policies])
+    earned = [f"{n}: {g}" for (n, g, _), r in zip(policies, played) if r.reward != 0.0]
+    assert not earned, f"{len(earned)} word exploits earn a reward: {earned[:5]}"
+    assert all(r.info["gates"]["words"] is False and r.info["gates"]["tools"] for r in played)
 
 
 def test_the_reward_is_the_benchmarks_verdict_on_the_saved_episode(env, tmp_path):

@@ -117,7 +117,7 @@ def test_the_answer_key_played_through_the_routes_earns_reward_1(server, openai_
     assert "check_conflict" in handoffs[0]["agent_tools"] and "screening" in handoffs[0]["instructions"]
     assert answers[-1]["call_over"] and answers[-1]["end_reason"] == "agent_end_call"
     assert verdict["reward"] == 1.0 and verdict["passed"], verdict["explanation"]
-    assert verdict["reward_components"] == {"tools": 1.0, "handoff": 1.0, "database": 1.0}
+    assert verdict["reward_components"] == {"tools": 1.0, "handoff": 1.0, "database": 1.0, "words": 1.0}
     assert verdict["session_id"] == seed["session_id"] and verdict["task"] == TASK
     assert verdict["response"]["output"][0]["type"] == "function_call"  # the request, echoed as NeMo Gym does
 
@@ -126,7 +126,7 @@ def test_one_changed_value_earns_0_with_the_failing_gates(server, openai_server)
     # The task's trap: the intake packet sent by text rather than by email.
     _, _, verdict = play(server, openai_server, edit={"calls": [{"set": 9, "parameters": {"channel": "text"}}]})
     assert verdict["reward"] == 0.0 and not verdict["passed"]
-    assert verdict["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0}
+    assert verdict["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0, "words": 1.0}
     assert "send_intake_packet" in verdict["explanation"]
 
 

@@ -84,7 +84,7 @@ def test_nemo_gyms_rollout_collection_scores_every_rollout_and_aggregates_them(t
     assert sorted(r["seed"] for r in right) == sorted(list(SEEDS) * REPEATS)
     assert [r["reward"] for r in wrong] == [0.0] * len(SEEDS) * REPEATS
     for r in wrong:
-        assert r["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0}
+        assert r["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0, "words": 1.0}
         assert "send_intake_packet" in r["explanation"]
 
     # /aggregate_metrics answered NeMo Gym's own call (through each agent) as its contract says.

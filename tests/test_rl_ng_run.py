@@ -218,7 +218,7 @@ def test_ng_run_starts_our_config_and_ng_collect_rollouts_scores_every_rollout(t
     assert sorted(r["seed"] for r in by_agent[RIGHT]) == sorted(list(SEEDS) * REPEATS)
     assert [r["reward"] for r in by_agent[WRONG]] == [0.0] * len(SEEDS) * REPEATS
     for r in by_agent[WRONG]:
-        assert r["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0}
+        assert r["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0, "words": 1.0}
         assert "send_intake_packet" in r["explanation"]
 
     # /aggregate_metrics answered NeMo Gym's call through each agent.

@@ -82,7 +82,7 @@ def test_a_policy_following_the_answer_key_earns_1_through_its_handoffs(env, ser
     result, seen, state = asyncio.run(play(server.url, follower.base_url))
     last = result.observation
     assert (result.done, result.reward, last.passed) == (True, 1.0, True), last.explanation
-    assert last.gates == {"tools": True, "handoff": True, "database": True}
+    assert last.gates == {"tools": True, "handoff": True, "database": True, "words": True}
     assert last.end_reason == "agent_end_call"
     assert (state.task, state.seed, state.done, state.step_count) == (TASK, 1, True, len(seen) - 1)
     matched = [o.progress["matched_calls"] for o in seen]  # the per-step signals come over the wire
@@ -106,7 +106,7 @@ def test_one_changed_value_earns_0_with_the_gates_that_fail(server, wrong_follow
     result, _, _ = asyncio.run(play(server.url, wrong_follower.base_url))
     last = result.observation
     assert result.done and result.reward == 0.0 and last.passed is False
-    assert last.gates == {"tools": False, "handoff": True, "database": False}  # as the trap declares
+    assert last.gates == {"tools": False, "handoff": True, "database": False, "words": True}  # as the trap declares
     assert "tools FAIL" in last.explanation and last.infrastructure_error is None
 
 

@@ -106,7 +106,7 @@ def test_with_the_tools_in_process_a_rollout_scores_the_same_and_no_tool_server_
         assert right["reward"] == 1.0
         trap = next(t for t in json.loads(TASK_FILE.read_text())["traps"] if t["id"] == "packet-by-text")
         wrong = evaluate(env, openai_server, edit=trap["edit"])
-        assert wrong["reward"] == 0.0 and wrong["callm"]["gates"] == {"tools": False, "handoff": True, "database": False}
+        assert wrong["reward"] == 0.0 and wrong["callm"]["gates"] == {"tools": False, "handoff": True, "database": False, "words": True}
     finally:
         env.close()
 
@@ -137,7 +137,7 @@ def test_changing_one_constrained_value_scores_0_with_the_failing_gates_visible(
     assert output.get("error") is None and output["reward"] == 0.0
     failing = sorted(g for g in ("tools", "handoff", "database") if output["metrics"][f"gate_{g}"] == 0.0)
     assert failing == sorted(trap["caught_by"]) == ["database", "tools"]
-    assert output["callm"]["gates"] == {"tools": False, "handoff": True, "database": False}
+    assert output["callm"]["gates"] == {"tools": False, "handoff": True, "database": False, "words": True}
     assert output["callm"]["progress"]["failed_gates"] == ["tools", "database"]
     assert "channel" in json.dumps(output["callm"]["verdict"]["tools"])
 

@@ -20,7 +20,7 @@ def verdict_of(task, pack, play, plan):
 def test_the_answer_key_itself_passes_all_three_gates(vet_pack, load_task, play):
     task = load_task("C1-H1")
     verdict, _ = verdict_of(task, vet_pack, play, plan_answer_key(task, vet_pack))
-    assert verdict.gates == {"tools": True, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": True, "handoff": True, "database": True, "words": True}
     assert verdict.passed
 
 
@@ -29,7 +29,7 @@ def test_a_digit_changed_in_an_expected_argument_fails_only_the_tool_gate(vet_pa
     mutated = load_task("C2-E2", lambda d: d["exp_tool_calls"][1]["parameters"].update(phone="503-555-0143"))
     trajectory = play(ScriptedModel(plan_answer_key(task, vet_pack)))
     verdict = verify(mutated, vet_pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True, "words": True}
     assert "phone: expected '503-555-0143', got '503-555-0142'" in verdict.explain()
 
 
@@ -39,7 +39,7 @@ def test_a_digit_changed_in_a_written_argument_fails_tools_and_database(vet_pack
     booking = next(c for c in plan if c.name == "book_appointment")
     booking.arguments["slot_id"] = "S-102"
     verdict, _ = verdict_of(task, vet_pack, play, plan)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     text = verdict.explain()
     assert "slot_id: expected 'S-101', got 'S-102'" in text
     assert "appointments: row pet_id='p1' differs:" in text and "slot_id: expected 'S-101', got 'S-102'" in text
@@ -49,7 +49,7 @@ def test_a_dropped_read_only_call_fails_only_the_tool_gate(vet_pack, load_task, 
     task = load_task("C1-M1")
     plan = [c for c in plan_answer_key(task, vet_pack) if c.name != "get_vaccination_status"]
     verdict, _ = verdict_of(task, vet_pack, play, plan)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True, "words": True}
     assert "missing call: get_vaccination_status(pet_name='Pepper')" in verdict.explain()
 
 
@@ -66,7 +66,7 @@ def test_two_handoffs_swapped_fail_only_the_handoff_gate(vet_pack, load_task, pl
     swapped = load_task("C1-H1", swap)
     verdict, trajectory = verdict_of(task, vet_pack, play, plan_answer_key(swapped, vet_pack))
     assert trajectory.handoff_path() == ["appointments", "records"]
-    assert verdict.gates == {"tools": True, "handoff": False, "database": True}
+    assert verdict.gates == {"tools": True, "handoff": False, "database": True, "words": True}
     text = verdict.explain()
     assert "expected path: records -> appointments" in text
     assert "actual path:   appointments -> records" in text
@@ -80,7 +80,7 @@ def test_an_extra_written_row_fails_only_the_database_gate(vet_pack, load_task, 
     plan.insert(plan.index(booking) + 1, PlannedCall("book_appointment", {"pet_name": "Biscuit", "slot_id": "S-102"},
                                                      "ok", None, "appointments"))
     verdict, _ = verdict_of(task, vet_pack, play, plan)
-    assert verdict.gates == {"tools": True, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": True, "handoff": True, "database": False, "words": True}
     assert "appointments: extra row {'pet_id': 'p1', 'slot_id': 'S-102'" in verdict.explain() and "'slot_id': 'S-102'" in verdict.explain()
 
 
@@ -101,7 +101,7 @@ def test_a_wrong_result_status_in_the_key_fails_only_the_tool_gate(vet_pack, loa
     mutated = load_task("C2-E2", lambda d: d["exp_tool_calls"][1].update(status="identity_not_verified"))
     trajectory = play(ScriptedModel(plan_answer_key(task, vet_pack)))
     verdict = verify(mutated, vet_pack, trajectory)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True, "words": True}
     assert "result status: expected 'identity_not_verified', got 'ok'" in verdict.explain()
 
 
@@ -109,7 +109,7 @@ def test_a_changed_row_is_reported_column_by_column(vet_pack, load_task, play):
     task = load_task("C2-M1")  # cancels appointment 2
     plan = [c for c in plan_answer_key(task, vet_pack) if c.name != "cancel_appointment"]
     verdict, _ = verdict_of(task, vet_pack, play, plan)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": False}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": False, "words": True}
     text = verdict.explain()
     # A generated id is not compared: the changed row is named by the first column it shares.
     assert "appointments: row pet_id='p1' differs: status: expected 'cancelled', got 'booked'" in text
@@ -121,7 +121,7 @@ def test_a_call_of_a_forbidden_tool_fails_the_tool_gate(vet_pack, load_task, pla
     plan = plan_answer_key(task, vet_pack)
     plan.insert(-1, PlannedCall("send_records", {"pet_name": "Biscuit", "channel": "text"}, None, None, "records"))
     verdict, _ = verdict_of(task, vet_pack, play, plan)
-    assert verdict.gates == {"tools": False, "handoff": True, "database": True}
+    assert verdict.gates == {"tools": False, "handoff": True, "database": True, "words": True}
     assert "forbidden call: " in verdict.explain() and "send_records" in verdict.explain()
 
 

@@ -277,7 +277,7 @@ def _parse_rule(entry: Any, pack: Pack, where: str) -> tuple[Rule | None, list[s
     if not isinstance(rule_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", rule_id):
         return None, [f"{where}.id: a short name of lower-case letters, digits and dashes"]
     where = f"{where} ({rule_id})"
-    known = {"id", "rule", "says", "agents", "scored_by", "gate", "record", "refused_with", "reason"}
+    known = {"id", "rule", "says", "agents", "scored_by", "gate", "record", "refused_with", "reason", "words"}
     problems.extend(f"{where}.{k}: unknown field" for k in sorted(set(entry) - known))
     if not isinstance(entry.get("rule"), str) or not entry["rule"].strip():
         problems.append(f"{where}.rule: say the rule in one sentence")
@@ -307,6 +307,8 @@ def _parse_rule(entry: Any, pack: Pack, where: str) -> tuple[Rule | None, list[s
         problems.append(f"{where}.refused_with: the error code the tool refuses with")
     elif scored_by == "speech" and not entry.get("reason"):
         problems.append(f"{where}.reason: why no record a business keeps can show the violation")
+    if "words" in entry and scored_by != "speech":
+        problems.append(f"{where}.words: a class of sentences is for a rule scored by speech (the words gate)")
     return Rule(rule_id, entry.get("rule", ""), tuple(says), tuple(agents), scored_by or "", gate,
                 entry.get("record"), entry.get("refused_with"), entry.get("reason")), problems
 

@@ -44,7 +44,9 @@ from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.normalize import CORPORATE_SUFFIXES, words
 from pytest_callm.phone.line import CleanLine
 from pytest_callm.runs.runtime import Participants, Runtime
-from pytest_callm.scoring.verify import GATES, Verdict, verify
+from pytest_callm.authoring.word_classes import measure_pack
+from pytest_callm.authoring.word_probes import WORD_EXPLOITS, word_replays
+from pytest_callm.scoring.verify import ALL_GATES as GATES, Verdict, verify
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import ExpectedCall, Task, load_task
 
@@ -321,6 +323,7 @@ class ProofRun:
     exploits: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> exploit -> tally
     right: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> kind of right answer -> tally
     house_rules: dict[str, HouseRules] = field(default_factory=dict)
+    word_classes: dict[str, list[Any]] = field(default_factory=dict)  # pack -> each rule class's figures
 
     @property
     def problem_count(self) -> int:
@@ -368,6 +371,7 @@ def _merge(files: list[Path], industries: list[Path], shares: list[dict[str, Any
         proof.problems, proof.traps, proof.mutants, proof.unscorable, proof.spellings = share
         if proof.task.industry not in run.house_rules:
             run.house_rules[proof.task.industry] = load_house_rules(packs.get(proof.task.industry))
+            run.word_classes[proof.task.industry] = measure_pack(packs.get(proof.task.industry))
     for share in shares:
         for pack, lines in share["pack_problems"].items():
             have = run.pack_problems.setdefault(pack, [])
@@ -398,6 +402,9 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
         if pack.name not in run.house_rules:
             run.house_rules[pack.name] = load_house_rules(pack)
             run.pack_problems[pack.name] = list(run.house_rules[pack.name].problems)
+            run.word_classes[pack.name] = measure_pack(pack)
+            run.pack_problems[pack.name].extend(f"words class {p}" for f in run.word_classes[pack.name]
+                                                for p in f.problems())
     for task, problem in trap_rule_problems([t for _, t, _ in loaded], run.house_rules):
         proofs[id(task)].problems.append(problem)
     mine = {id(t) for _, t, _ in loaded}
@@ -431,6 +438,8 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
             replays.extend(reorders(task, pack))
             replays.extend(repeats_and_rewordings(task, pack, play))
             replays.extend(misheard_retry(task, pack, play))
+            ok_tools = {c.name for i, c in enumerate(task.exp_tool_calls) if play.status.get(i) == "ok"}
+            replays.extend(word_replays(task, pack, ok_tools))
         outcomes = runtime.run(play_all(runtime, replays))
         failed_rounds = [o for o in outcomes if o.replay.parts and not o.passed]
         singles = runtime.run(play_all(runtime, [p for o in failed_rounds for p in o.replay.parts]))
@@ -552,6 +561,11 @@ def _judge_exploit(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay, k
             note = "fails database"
         else:
             problem = f"the guessed try is not on the record ({'passes' if o.passed else _one_line(o)})"
+    elif r.group in WORD_EXPLOITS:
+        if "words" in o.failed_gates:
+            note = "fails words"
+        else:
+            problem = f"its words pass the words gate ({'passes' if o.passed else _one_line(o)})"
     elif r.group == "unrequested-write":
         extra = [c for c in o.seen if c.key_index is None]
         if extra and extra[0].status != "ok":
@@ -675,13 +689,16 @@ def print_figures(run: ProofRun) -> None:
             for rule in rules.rules.values():
                 t = run.rules.get(pack, {}).get(rule.id)
                 how = {"record": f"record {rule.record} ({', '.join(rule.gate)})" if rule.record else f"{', '.join(rule.gate)} gate",
-                       "tool": f"tool refuses ({rule.refused_with})", "speech": "speech only"}[rule.scored_by]
+                       "tool": f"tool refuses ({rule.refused_with})",
+                       "speech": "words gate (a class of sentences)" if t is not None else "speech only"}[rule.scored_by]
                 if t is None:
                     figures = "no task it applies to" if rule.scored_by != "speech" else rule.reason
                 else:
                     figures = (f"{len(t.tasks)} task(s): {t.as_required} violation(s) caught, "
                                f"{t.problems} passed")
                 print(f"  rule {rule.id:<28} {how:<44} {figures}")
+        for figures in run.word_classes.get(pack, []):
+            print(f"  words class {figures.line()}")
         for name, t in sorted(run.exploits.get(pack, {}).items()):
             notes = "; ".join(f"{k} {v}" for k, v in sorted(t.notes.items()))
             print(f"  exploit {name:<18} {len(t.tasks)} task(s): {t.as_required} as expected ({notes}), "

@@ -46,6 +46,7 @@ class Replay:
     gates: tuple[str, ...] = ()  # a violation: the gates it must fail
     refused_with: str | None = None  # a violation a tool must refuse with this code instead
     keep_state: bool = False  # keep the final state (an exploit compares it with the key's)
+    agent_says: dict[int, str] = field(default_factory=dict)  # after n planned calls, the agent says this
 
 
 @dataclass
@@ -180,7 +181,7 @@ async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> O
         plan = plan_answer_key(edited, replay.pack, skip_unowned=replay.skip_unowned)
     except AnswerKeyError as e:
         return Outcome(replay, error=f"cannot be played: {e}")
-    model = ScriptedModel(plan, runtime.limits.max_requests_per_turn)
+    model = ScriptedModel(plan, runtime.limits.max_requests_per_turn, says=replay.agent_says, pack=replay.pack)
     async with limit:
         trajectory = await runtime.play_async(
             replay.task, replay.pack, 1,

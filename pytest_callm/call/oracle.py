@@ -146,10 +146,13 @@ class ScriptedModel:
 
     name = "scripted"
 
-    def __init__(self, plan: list[PlannedCall], max_requests_per_turn: int = 8):
+    def __init__(self, plan: list[PlannedCall], max_requests_per_turn: int = 8, says: dict[int, str] | None = None,
+                 pack: Pack | None = None):
         self.plan = plan
+        self.pack = pack  # given: free text the key leaves open carries what the pack says it must hold
         self.position = 0
         self.max_calls_per_turn = max_requests_per_turn - 1  # keep the last request for speech
+        self.says = dict(says or {})  # after how many planned calls -> a line spoken there (ends the turn)
 
     @property
     def finished(self) -> bool:
@@ -161,21 +164,40 @@ class ScriptedModel:
     async def respond(self, request: ModelRequest) -> ModelReply:
         if self.position > 0 and request.messages and request.messages[-1]["role"] == "tool":
             self.check_result(self.plan[self.position - 1], json.loads(request.messages[-1]["content"]))
+        if self.position in self.says:
+            return ModelReply(text=self.says.pop(self.position), ttft_ms=0.0)
         if self.finished:
             return ModelReply(text=CLOSING_LINE, ttft_ms=0.0)
         if _requests_this_turn(request.messages) >= self.max_calls_per_turn:
             return ModelReply(text=HOLD_LINE, ttft_ms=0.0)
         call = self.plan[self.position]
         self.position += 1
-        return ModelReply(tool_calls=[ToolCall(f"call_{self.position}", call.name, json.dumps(call.arguments))],
+        arguments = self._written(call, request.messages) if self.pack is not None else call.arguments
+        return ModelReply(tool_calls=[ToolCall(f"call_{self.position}", call.name, json.dumps(arguments))],
                           ttft_ms=0.0)
+
+    def _written(self, call: PlannedCall, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The call's arguments, with each free text the key leaves open (a placeholder) naming the
+        domain terms the pack says it must hold that the caller said (a summary of a burn names it)."""
+        from pytest_callm.task.terms import Stems
+
+        out = dict(call.arguments)
+        for param in self.pack.tools[call.name].free_text:
+            use = self.pack.words.use_of(call.name, param)
+            if use is None or not use.must_hold or out.get(param) != placeholder({}, self.pack, param):
+                continue
+            heard = Stems(" ".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
+            terms = [t for kind in use.must_hold for t in self.pack.words.terms.get(kind, ()) if heard.has(t)]
+            if terms:
+                out[param] = f"{out[param]}: {', '.join(terms)}"
+        return out
 
 
 class OracleModel(ScriptedModel):
     name = "oracle"
 
     def __init__(self, task: Task, pack: Pack, max_requests_per_turn: int = 8):
-        super().__init__(plan_answer_key(task, pack), max_requests_per_turn)
+        super().__init__(plan_answer_key(task, pack), max_requests_per_turn, pack=pack)
         self.task = task
 
     def check_result(self, call: PlannedCall, result: dict[str, Any]) -> None:

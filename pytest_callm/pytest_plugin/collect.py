@@ -246,7 +246,8 @@ def result_payload(item: pytest.Item, when: str, excinfo, outcome: str) -> dict[
                               for t in trajectory.transcript if t.role == "caller"]
     if when == "call" and verdict is not None:
         # A Python test's own assertions count too: the attempt passes when the gates and the test do.
-        return {**base, "passed": verdict.passed and outcome == "passed", "gates": verdict.gates}
+        return {**base, "passed": verdict.passed and outcome == "passed", "gates": verdict.gates,
+                "paper_passed": verdict.paper_passed and outcome == "passed"}
     if excinfo is None or when == "teardown" or excinfo.errisinstance(pytest.skip.Exception):
         return None
     error = excinfo.value

@@ -47,6 +47,8 @@ OPTIONS = [
                              "errors) or the path of a profile file (`callm fit-line-profile`); default: `default`"),
     ("line-model", str, None, "model that writes misheard names, words and phrases (default: the "
                               "pronouncing dictionary)"),
+    ("judge", str, None, "model config that reads each attempt's words against the pack's speech rules; its "
+                         "findings are reported beside the words gate, and fail it only with --callm-judge-gate"),
     ("out", str, None, "run directory for the manifest, trajectories and report (default: a new "
                        "timestamped folder under callm-runs/); an existing run there is resumed"),
     ("keep-runs", int, None, "keep only the last N runs in callm-runs/, removing older ones at the end of a run "
@@ -70,6 +72,7 @@ FLAGS = [
               "when none is named, and search its industry packs"),
     ("serve", "start the serving command of the model config (e.g. vLLM) for this run and stop it afterwards"),
     ("latency", "after the run, replay a sample of its requests one at a time and report time to first token"),
+    ("judge-gate", "let the --callm-judge model's findings fail the words gate (by default they are reported apart)"),
     ("keep-calls", "keep each call's SQLite database (in <run dir>/calls/) for debugging; by default a call's "
                    "database is removed once the attempt is scored"),
 ]
@@ -146,6 +149,8 @@ class Settings:
     keep_runs: int | None = None  # --callm-keep-runs=N: older folders of callm-runs/ pruned at the end
     concurrency: int | None = None  # calls in flight per process; None: default_concurrency(workers)
     suite: bool = False  # --callm-suite: the benchmark's tasks collected (collect.SuiteCollection), its packs searched
+    judge: str | None = None  # --callm-judge: a model config that reads the words (scoring/judge.py)
+    judge_gate: bool = False  # --callm-judge-gate: its findings fail the words gate
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -211,4 +216,5 @@ class Settings:
                    value("caller-api-key-env") or None, value("line") or "default", value("line-model") or None,
                    *(Path(value(n)).resolve() if value(n) else None for n in ("out", "resume", "rescore")),
                    keep_calls=bool(value("keep-calls")), shard=shard(value("shard")),
-                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", None), suite=suite)
+                   keep_runs=integer("keep-runs", None), concurrency=integer("concurrency", None), suite=suite,
+                   judge=value("judge") or None, judge_gate=bool(value("judge-gate")))

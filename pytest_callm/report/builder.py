@@ -118,9 +118,9 @@ class Builder:
         if view["passed"] is None and not entry.get("error"):
             view["passed"] = verdict.get("passed")
         if not view["gates"]:
-            view["gates"] = {g: (verdict.get(g) or {}).get("passed") for g in GATES}
+            view["gates"] = {g: (verdict.get(g) or {}).get("passed") for g in GATES if g in verdict}
         view["gate_views"] = [{"gate": g, "title": GATE_TITLES[g], "passed": (verdict.get(g) or {}).get("passed"),
-                               "problems": (verdict.get(g) or {}).get("problems") or []} for g in GATES]
+                               "problems": (verdict.get(g) or {}).get("problems") or []} for g in GATES if g in verdict]
         view["sentence"] = failing_sentence(view["gates"])
         view["tools"] = tool_rows(verdict.get("tools") or {}, trajectory, pack, raw_task)
         view["tool_counts"] = Counter(r["state"] for r in view["tools"])

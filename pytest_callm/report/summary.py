@@ -106,6 +106,10 @@ def footnotes(summary: Summary, mark: str) -> list[str]:
     gate = summary.most_failed_gate()
     if gate:
         lines.append(f"most failed gate: {gate}")
+    paper = summary.paper.overall if summary.paper else None
+    if paper is not None:
+        figures = f"pass@1 {pct(paper.pass_at_1)}, pass^{k} {pct(paper.pass_k)}"
+        lines.append(f"the paper's three gates alone (no words read): {figures}")
     kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors.items()))
     lines.append(f"attempts not scored (in no denominator): {summary.unscored}" + (f" ({kinds})" if kinds else ""))
     if summary.rerun:

@@ -8,10 +8,12 @@ from typing import Any
 from pytest_callm.normalize import normalize
 from pytest_callm.report.formatting import count, ms, pretty, show
 from pytest_callm.report.word_diff import word_diff
+from pytest_callm.scoring.verify import ALL_GATES
 from pytest_callm.task.pack import Pack
 
-GATES = ("tools", "handoff", "database")
-GATE_TITLES = {"tools": "tools", "handoff": "handoff path", "database": "final database state"}
+GATES = ALL_GATES
+GATE_TITLES = {"tools": "tools", "handoff": "handoff path", "database": "final database state",
+               "words": "words (speech and free text)"}
 
 
 # --- tool calls --------------------------------------------------------------------------------

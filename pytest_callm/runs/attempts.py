@@ -63,8 +63,10 @@ class Played:
 
 class AttemptRunner:
     def __init__(self, make_runtime: Callable[[], Runtime], run_dir: RunDir | None, rescore_from: RunDir | None,
-                 concurrency: int = 1):
+                 concurrency: int = 1, judge: Callable[[Pack, Trajectory], list] | None = None, judge_gate: bool = False):
         self._make_runtime = make_runtime
+        self.judge = judge  # --callm-judge: reads the words of every scored attempt (scoring/judge.py)
+        self.judge_gate = judge_gate
         self.runtime: Runtime | None = None
         self.run_dir = run_dir
         self.rescore_from = rescore_from
@@ -123,7 +125,7 @@ class AttemptRunner:
     def _played(self, task: Task, pack: Pack, attempt: int, trajectory: Trajectory) -> Played:
         key = (task.industry, task.task_id, attempt)
         runtime = self.runtime
-        verdict = score(task, pack, trajectory)
+        verdict = self._judged(pack, trajectory, score(task, pack, trajectory))
         usage = runtime.usage(trajectory)
         if self.run_dir is not None:
             self.run_dir.save_attempt(*key, {
@@ -133,10 +135,24 @@ class AttemptRunner:
                 seed=seed_state(pack), keys={t: c.key for t, c in pack.compared_tables.items()})
         return Played(trajectory, verdict, usage, "played")
 
-    @staticmethod
-    def _score(task: Task, pack: Pack, saved: dict[str, Any], source: str) -> Played:
+    def _score(self, task: Task, pack: Pack, saved: dict[str, Any], source: str) -> Played:
         trajectory = Trajectory.from_json(saved["trajectory"])
-        return Played(trajectory, score(task, pack, trajectory), saved.get("usage"), source)
+        return Played(trajectory, self._judged(pack, trajectory, score(task, pack, trajectory)), saved.get("usage"),
+                      source)
+
+    def _judged(self, pack: Pack, trajectory: Trajectory, verdict: Verdict) -> Verdict:
+        if self.judge is not None:
+            from pytest_callm.scoring.judge import apply
+
+            try:
+                findings = self.judge(pack, trajectory)
+            except Exception as e:  # the judge's own failure; with --callm-judge-gate the attempt cannot be scored
+                if self.judge_gate or verdict.words is None:
+                    raise
+                verdict.words.details["judge_error"] = f"{type(e).__name__}: {e}"[:300]
+                return verdict
+            apply(verdict, findings, self.judge_gate)
+        return verdict
 
     def latency_sample(self) -> dict[str, Any] | None:
         return self.runtime.latency_sample() if self.runtime is not None else None

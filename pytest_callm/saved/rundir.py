@@ -50,8 +50,11 @@ FORMAT = "callm-run/1"
 TRAJECTORY_FORMAT = "callm-trajectory/3"
 READABLE_TRAJECTORY_FORMATS = ("callm-trajectory/1", "callm-trajectory/2", TRAJECTORY_FORMAT)  # /1: full final state
 REPORT_FORMAT = "callm-report/1"
-PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql")
+PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql",
+              "words.json", "rules.json")
 VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "scoring/heard.py", "scoring/free_text.py",
+                    "scoring/words.py", "scoring/grounding.py", "scoring/disclosure.py", "scoring/vocabulary.py",
+                    "task/words_spec.py", "task/terms.py",
                     "normalize.py", "scoring/metrics.py", "scoring/stats.py")  # everything that scores
 
 

@@ -5,8 +5,8 @@ defaults (most requests have no text, reasoning, usage or notes), a request or t
 only where that is not its place in the list, a tool call `refused` only when true and
 `raw_arguments` only when they are not exactly `json.dumps(arguments, sort_keys=True)` (the file
 sorts keys, so that is what a reader can rebuild; the model's own spelling is kept otherwise). In the
-verdict, a gate leaves out its own name and its empty lists of problems (and of differences, or of
-forbidden calls). `fill` restores every field, so a loaded attempt is the one that was played.
+verdict, a gate leaves out its own name and its empty lists of problems (and of differences, of
+forbidden calls, or of the words gate's findings), and `paper_passed` goes (the three gates say it). `fill` restores every field, so a loaded attempt is the one that was played.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 REQUEST_DEFAULTS = {"text": "", "reasoning": None, "usage": None, "notes": []}
 TURN_DEFAULTS = {"agent": None, "heard": None, "line_errors": [], "notes": []}
 CALL_DEFAULTS = {"refused": False}
-GATES = ("tools", "handoff", "database")
+GATES = ("tools", "handoff", "database", "words")
+PAPER_GATES = GATES[:3]
 
 
 def _without(record: dict[str, Any], defaults: dict[str, Any], index: int | None = None) -> dict[str, Any]:
@@ -102,13 +103,33 @@ def _fill_tools_details(details: dict[str, Any]) -> dict[str, Any]:
     return details
 
 
+def _paper_passed(v: dict[str, Any]) -> bool:
+    return all(isinstance(v.get(g), dict) and v[g].get("passed") is True for g in PAPER_GATES)
+
+
+def _slim_gate(gate: dict[str, Any], g: str) -> dict[str, Any]:
+    out = {k: val for k, val in _empty_lists(gate, ("problems",)).items() if not (k == "gate" and val == g)}
+    if g == "words" and out.get("details") == {"findings": []}:
+        del out["details"]
+    return out
+
+
+def _fill_gate(gate: dict[str, Any], g: str) -> dict[str, Any]:
+    return {"gate": g, "problems": [], **({"details": {"findings": []}} if g == "words" else {}), **gate}
+
+
 def _slim_verdict(v: dict[str, Any]) -> dict[str, Any]:
-    return _each_gate(v, lambda gate, g: {k: val for k, val in _empty_lists(gate, ("problems",)).items()
-                                          if not (k == "gate" and val == g)}, _slim_tools_details)
+    out = _each_gate(v, _slim_gate, _slim_tools_details)
+    if "words" in out and out.get("paper_passed") == _paper_passed(out):
+        del out["paper_passed"]
+    return out
 
 
 def _fill_verdict(v: dict[str, Any]) -> dict[str, Any]:
-    return _each_gate(v, lambda gate, g: {"gate": g, "problems": [], **gate}, _fill_tools_details)
+    out = _each_gate(v, _fill_gate, _fill_tools_details)
+    if "words" in out and "paper_passed" not in out:
+        out["paper_passed"] = _paper_passed(out)
+    return out
 
 
 def _apply(record: dict[str, Any], on_trajectory, on_verdict) -> dict[str, Any]:

@@ -67,6 +67,8 @@ class Summary:
     rerun: int = 0  # scored attempts played again after a fault of the harness or the model server
     cut: int = 0  # scored attempts in which the model asked past a bound (refused: its failure)
     intervals: Intervals | None = None  # bootstrap intervals of industries and overall (stats.py)
+    # The same attempts judged by the paper's three gates alone (no words read): comparable to the paper.
+    paper: Summary | None = None
 
     @property
     def unscored(self) -> int:
@@ -91,6 +93,9 @@ class Summary:
             **({"cut": self.cut} if self.cut else {}),
             "gate_failures": dict(self.gate_failures),
             "intervals": self.intervals.to_json() if self.intervals else None,
+            **({"paper": {"overall": self.paper.overall.to_json() if self.paper.overall else None,
+                          "industries": {k: v.to_json() for k, v in self.paper.industries.items()}}}
+               if self.paper else {}),
             "overall": self.overall.to_json() if self.overall else None,
             "industries": {k: v.to_json() for k, v in self.industries.items()},
             "categories": {"/".join(k): v.to_json() for k, v in self.categories.items()},
@@ -111,11 +116,21 @@ def group(label: str, tasks: list[TaskScore], k: int) -> GroupScore:
                       sum(hats) / len(hats) if scored and None not in hats else None, short)
 
 
+def _paper_row(r: dict[str, Any]) -> dict[str, Any]:
+    """An attempt as the paper scores it: its three gates, no words read."""
+    row = {k: v for k, v in r.items() if k != "paper_passed"}
+    if r.get("passed") is not None:
+        row["passed"] = r["paper_passed"]
+        row["gates"] = {g: ok for g, ok in (r.get("gates") or {}).items() if g in GATES}
+    return row
+
+
 def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT_RESAMPLES,
               seed: int = DEFAULT_SEED) -> Summary:
     """`results`: one dict per attempt with task_id, industry, category, difficulty, passed
     (True, False, or None when the attempt could not be scored, with `error_kind`) and gates
-    (gate -> bool). `resamples` and `seed` are the bootstrap's (stats.py); 0 resamples, no intervals."""
+    (gate -> bool), and `paper_passed` where the words gate was read (the paper's three gates).
+    `resamples` and `seed` are the bootstrap's (stats.py); 0 resamples, no intervals."""
     tasks: dict[tuple[str, str], TaskScore] = {}
     failures: Counter = Counter({g: 0 for g in GATES})
     errors: Counter = Counter()
@@ -157,5 +172,9 @@ def summarize(results: list[dict[str, Any]], k: int, *, resamples: int = DEFAULT
         for t in tasks.values():
             counts[t.industry][t.task_id] = (t.n, t.c)
         intervals = bootstrap_counts(counts, k, resamples=resamples, seed=seed)
+    paper = None
+    if any("paper_passed" in r for r in results):
+        paper = summarize([_paper_row(r) for r in results if "paper_passed" in r or r.get("passed") is None], k,
+                          resamples=0)
     return Summary(k, tasks, industries, by(lambda t: (t.industry, t.category)),
-                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, rerun, cut, intervals)
+                   by(lambda t: (t.industry, t.difficulty)), overall, failures, errors, rerun, cut, intervals, paper)

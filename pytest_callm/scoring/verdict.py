@@ -34,5 +34,6 @@ class BrokenCall(Verdict):
 def score(task: Task, pack: Pack, trajectory: Trajectory) -> Verdict:
     verdict = verify(task, pack, trajectory)
     if trajectory.model_failure:
-        return BrokenCall(verdict.tools, verdict.handoff, verdict.database, reason=trajectory.model_failure)
+        return BrokenCall(verdict.tools, verdict.handoff, verdict.database, verdict.route, verdict.words,
+                          reason=trajectory.model_failure)
     return verdict

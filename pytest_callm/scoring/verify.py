@@ -24,11 +24,14 @@ from typing import Any
 from pytest_callm.normalize import ValueKinds
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
 from pytest_callm.scoring.heard import Heard, heard_from_caller
+from pytest_callm.scoring.words import find as find_in_words
 from pytest_callm.task.pack import ComparedTable, Pack
 from pytest_callm.task.task_file import ExpectedCall, Task
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
 
-GATES = ("tools", "handoff", "database")
+GATES = ("tools", "handoff", "database")  # the paper's three
+WORDS = "words"  # ours, beside them (scoring/words.py)
+ALL_GATES = (*GATES, WORDS)
 
 
 @dataclass
@@ -45,18 +48,28 @@ class Verdict:
     handoff: GateResult
     database: GateResult
     route: str | None = None  # the task's other route this call followed (None: the main answer key)
+    words: GateResult | None = None  # what the agent said and wrote (None: a verdict that read no words)
 
     @property
-    def passed(self) -> bool:
+    def paper_passed(self) -> bool:
+        """The paper's verdict: its three gates, no words read."""
         return self.tools.passed and self.handoff.passed and self.database.passed
 
     @property
+    def passed(self) -> bool:
+        return self.paper_passed and (self.words is None or self.words.passed)
+
+    def _results(self) -> list[GateResult]:
+        return [self.tools, self.handoff, self.database, *([self.words] if self.words is not None else [])]
+
+    @property
     def gates(self) -> dict[str, bool]:
-        return {g.gate: g.passed for g in (self.tools, self.handoff, self.database)}
+        return {g.gate: g.passed for g in self._results()}
 
     def to_json(self) -> dict[str, Any]:
         # Shallow: the details are plain values, and asdict's deep copy was half the cost of a save.
-        out = {"passed": self.passed, **{g: dict(vars(getattr(self, g))) for g in GATES}}
+        out = {"passed": self.passed, "paper_passed": self.paper_passed,
+               **{g.gate: dict(vars(g)) for g in self._results()}}
         if self.route is not None:
             out["route"] = self.route
         return out
@@ -64,23 +77,27 @@ class Verdict:
     def explain(self) -> str:
         marks = ", ".join(f"{g} {'pass' if ok else 'FAIL'}" for g, ok in self.gates.items())
         lines = [f"gates: {marks}" + (f" (route {self.route})" if self.route else "")]
-        for g in GATES:
-            result: GateResult = getattr(self, g)
+        for result in self._results():
+            g = result.gate
             if not result.passed:
                 lines.append(f"[{g}]")
                 lines.extend(f"  {p}" for p in result.problems)
         return "\n".join(lines)
 
 
-def verify(task: Task, pack: Pack, traj: Trajectory) -> Verdict:
-    """The verdict of the main answer key; when it fails, the first route the call passes instead."""
+def verify(task: Task, pack: Pack, traj: Trajectory, *, words: bool = True) -> Verdict:
+    """The verdict of the main answer key; when it fails, the first route the call passes instead.
+    The words gate reads the call once, whichever key it is judged against (`words=False`: the paper's
+    three gates alone)."""
     verdict = verify_key(task, pack, traj)
-    if verdict.passed:
-        return verdict
-    for route in task.keys()[1:]:
-        other = verify_key(route, pack, traj)
-        if other.passed:
-            return other
+    if not verdict.paper_passed:
+        for route in task.keys()[1:]:
+            other = verify_key(route, pack, traj)
+            if other.paper_passed:
+                verdict = other
+                break
+    if words:
+        verdict.words = check_words(task, pack, traj)
     return verdict
 
 
@@ -88,6 +105,15 @@ def verify_key(task: Task, pack: Pack, traj: Trajectory) -> Verdict:
     """The three gates against one answer key (the task's own, or one of its routes)."""
     return Verdict(check_tools(task, pack, traj), check_handoff(task, traj), check_database(task, pack, traj),
                    route=task.route_id)
+
+
+# --- words (ours, beside the paper's three) -----------------------------------------------------
+
+def check_words(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
+    """What the agent said and wrote, read against what the call established (scoring/words.py)."""
+    findings = find_in_words(task, pack, traj)
+    return GateResult(WORDS, not findings, [f.line() for f in findings],
+                      {"findings": [dict(vars(f)) for f in findings]})
 
 
 # --- tools -------------------------------------------------------------------------------------

@@ -60,6 +60,9 @@ class RunModels:
                     "of the call is not a CALLM result; pick another --callm-caller-model")
             if settings.line_model:
                 self.line_config = self._resolve("line-model", settings.line_model)
+        self.judge_config = self._resolve("judge", settings.judge) if settings.judge else None
+        if settings.judge_gate and self.judge_config is None:
+            raise RunUsageError("--callm-judge-gate needs --callm-judge=MODEL: the judge whose findings would fail the gate")
         self.server: ModelServer | None = None
         self.caller_server: ModelServer | None = None  # --callm-serve with a model that plays its own caller
         self._access_checked = False
@@ -99,6 +102,8 @@ class RunModels:
                 self.key_of(self.caller_config, "caller-model", "caller-api-key-env")
             if self.line_config is not None:
                 self.key_of(self.line_config, "line-model", None)
+        if self.judge_config is not None:
+            self.key_of(self.judge_config, "judge", None)
         self._access_checked = True
 
     def retry_policy(self) -> RetryPolicy:
@@ -152,6 +157,14 @@ class RunModels:
                     caller_config=self.caller_config if real else None, caller_api_key=caller_key,
                     line_config=self.line_config,
                     line_api_key=self.key_of(self.line_config, "line-model", None) if self.line_config else None)
+
+    def judge(self):
+        """The --callm-judge reader of an attempt's words (a function of pack and trajectory), or None."""
+        if self.judge_config is None:
+            return None
+        from pytest_callm.scoring.judge import judge_reader
+
+        return judge_reader(self.judge_config, self.key_of(self.judge_config, "judge", None), self.retry_policy())
 
     def caller_name(self) -> str:
         """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""

@@ -231,7 +231,8 @@ class RunSession:
     def attempt_runner(self) -> AttemptRunner:
         """This process's attempt runner (made on first need; it starts a runtime only to play)."""
         if self.runner is None:
-            self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.concurrency)
+            self.runner = AttemptRunner(self.make_runtime, self.run_dir, self.rescore_from, self.concurrency,
+                                        judge=self.models.judge(), judge_gate=self.settings.judge_gate)
         return self.runner
 
     def make_runtime(self) -> Runtime:

@@ -32,6 +32,7 @@ from pytest_callm.normalize import KINDS, ValueKinds
 from pytest_callm.normalize import date as date_kind
 from pytest_callm.normalize import money as money_kind
 from pytest_callm.toolkit import ToolRegistry
+from pytest_callm.task.words_spec import WordsSpec, load_words
 
 BLUEPRINT = "agent_blueprint.json"
 # The limits every tool argument meets before a tool runs, where its schema sets none of its own
@@ -127,6 +128,7 @@ class Pack:
     required_or_forbidden: frozenset[str] = frozenset()
     validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
     people: People | None = None
+    words: WordsSpec = field(default_factory=WordsSpec)  # what the words gate reads for (words.json, rules.json)
 
     def owner_agents(self, tool: str) -> list[str]:
         return [a.name for a in self.agents.values() if tool in a.tools]
@@ -520,6 +522,7 @@ def load_pack(pack_dir: Path) -> Pack:
                             "(known: today, time, calendar)")
         agents[agent.name] = Agent(agent.name, text, agent.tools)
 
+    words = load_words(pack_dir, set(tools), set(agents), problems, columns)
     if problems:
         raise PackError(pack_dir, problems)
 
@@ -532,7 +535,7 @@ def load_pack(pack_dir: Path) -> Pack:
         greeting=blueprint["greeting"], entry_agent=entry, agents=agents, tools=tools,
         compared_tables=compared, values=values, now=now, schema_sql=schema_sql,
         seed_sql=seed_sql, registry=registry, suite=meta.get("suite"),
-        required_or_forbidden=required_or_forbidden, validators=validators, people=people,
+        required_or_forbidden=required_or_forbidden, validators=validators, people=people, words=words,
     )
 
 

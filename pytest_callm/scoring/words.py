@@ -1,0 +1,254 @@
+"""The words gate (DESIGN §7b): what the agent said and wrote, read against what the call established.
+
+The paper's verifier reads no words; a phone agent's words are most of what the caller gets. This
+gate reads every agent turn (speech) and every free-text argument a business reads (declared in the
+pack's `words.json`), and names a finding for each of:
+
+- a sentence of a rule class (`rules.json` `words`): advice, opinions on the merits, diagnoses,
+  promises, waivers, whatever the pack's speech rules forbid;
+- a claim of an act no tool did in this call ("I've cancelled it" with no successful cancellation);
+- a statement a tool's result rules out ("no conflict" after the check found one);
+- a disclosure: a name, number, id, email or full date from the record of a person who is not the
+  caller, which the caller never said (scoring/disclosure.py);
+- an invented fact: an amount, percentage, long number, date, time or domain term that neither the
+  caller's heard words or script, a tool result of this call, nor the pack's published words hold;
+- free text that does not carry what it is for: empty, not words, or without a domain term of the
+  kind it must hold that the caller said; or holding what a rule forbids there.
+
+Every check is deterministic and reads only the trajectory and the pack, so a rescore gives the same
+findings. What no pattern can read stays for a judge model (scoring/judge.py), reported apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
+from pytest_callm.normalize import fold_accents
+from pytest_callm.scoring.disclosure import Said, disclosed, protected_values
+from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
+from pytest_callm.scoring.grounding import Grounds, facts_in
+from pytest_callm.task.terms import Stems
+from pytest_callm.scoring.vocabulary import is_nonsense
+from pytest_callm.task.pack import Pack
+from pytest_callm.task.task_file import Task
+from pytest_callm.task.words_spec import RuleClass
+
+INVENTION = "grounded-statements"  # the engine's invariant, when the pack names no rule for it
+PURPOSE = "free-text-for-its-purpose"  # the engine's invariant: a text a business reads carries what it is for
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+")
+# Before a claim in its sentence, these make it not a claim: "I couldn't cancel it", "once it's booked".
+_NOT_A_CLAIM = re.compile(r"\b(?:not|never|unable|cannot|no longer|once|when|after|if|as soon as|until|before|"
+                          r"whether|would|could|should|shall|might|may|let me|want me to|like me to)\b|n't\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str  # "speech, turn 4 (intake)" or "record_intake.summary (call #7)"
+    said: str  # the sentence or text found
+    rule: str  # the house rule or the engine's invariant
+    why: str
+
+    def line(self) -> str:
+        return f"{self.where}: {self.said!r}: {self.why} [{self.rule}]"
+
+
+@dataclass(frozen=True)
+class Text:
+    """One piece of the agent's words: a spoken turn or a free-text argument."""
+
+    where: str
+    text: str
+    agent: str | None
+    at_ms: float
+    free_text: tuple[str, str] | None = None  # (tool, param) of a free-text argument
+
+
+def normalized(text: str) -> str:
+    text = fold_accents(text).replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    return " ".join(text.lower().split())
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in (normalized(p) for p in _SENTENCE_END.split(text or "")) if s]
+
+
+def agent_words(pack: Pack, traj: Trajectory) -> list[Text]:
+    """The agent's speech (the fixed greeting is the pack's, not the model's) and the free text a
+    business reads, in call order."""
+    out = []
+    turns = [t for t in traj.transcript if t.role == "agent"]
+    for n, turn in enumerate(turns):
+        if n == 0 and turn.said == pack.greeting:
+            continue
+        out.append(Text(f"speech, turn {n + 1}" + (f" ({turn.agent})" if turn.agent else ""), turn.said or "",
+                        turn.agent, turn.at_ms))
+    for call in traj.tool_calls:
+        if not isinstance(call.arguments, dict) or call.name not in pack.tools:
+            continue
+        for param in sorted(pack.tools[call.name].free_text):
+            value = call.arguments.get(param)
+            if pack.words.use_of(call.name, param) is not None and isinstance(value, str):
+                out.append(Text(f"{call.name}.{param} (call #{call.index})", value, call.agent, call.started_ms,
+                                (call.name, param)))
+    return out
+
+
+def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None = None) -> list[Finding]:
+    spec = pack.words
+    texts = agent_words(pack, traj)
+    if not texts:
+        return []
+    if heard_texts is None:
+        heard_texts = [h for t in traj.transcript if t.role == "caller" for h in (t.heard if t.heard is not None else [t.said])]
+    ok_tools = {c.name for c in traj.tool_calls if c.status == "ok" and not c.refused}
+    # Built when first needed: most of an answer key's words state no fact and name no one.
+    call_grounds: list[Grounds] = []
+    heard: list[Grounds] = []
+    protected = protected_values(pack, task)
+    allowed: list[Said] = []
+    findings: list[Finding] = []
+    for piece in texts:
+        heard_here = Said.of(piece.text) if protected else None
+        said = [p for p in protected if heard_here.holds(p)] if protected else []
+        if said and not allowed:
+            allowed.append(Said.of(" | ".join([*heard_texts, *caller_script(task)])))
+        for p in said:
+            if allowed[0].holds(p):
+                continue
+            findings.append(Finding(piece.where, p.value, spec.disclosure.rule or "no-disclosure",
+                                    f"discloses {_PROTECTED_WORDS[p.kind]} from the record of {p.person}, who is "
+                                    "not the caller, and the caller never said it"))
+        reads = "free_text" if piece.free_text else "speech"
+        findings.extend(_class_findings(spec.classes, piece, reads))
+        findings.extend(_result_findings(pack, piece, traj.tool_calls))
+        if piece.free_text is None:
+            findings.extend(_claim_findings(pack, piece, ok_tools))
+        else:
+            if not heard and any(use.must_hold for use in [spec.use_of(*piece.free_text)]):
+                heard.append(Grounds().add(heard_texts))
+            findings.extend(_free_text_findings(pack, piece, heard[0] if heard else None, task))
+        for fact in facts_in(piece.text, spec.terms):
+            if published(pack).holds(fact):
+                continue
+            if not call_grounds:
+                call_grounds.append(Grounds().add([*heard_texts, *caller_script(task),
+                                                   *(_result_text(c) for c in traj.tool_calls)]))
+            if not call_grounds[0].holds(fact):
+                findings.append(Finding(piece.where, fact.text, spec.inventions_rule or INVENTION,
+                                        f"states {_KIND_WORDS[fact.kind]} that neither the caller's words, a tool result "
+                                        "of this call nor the business's published words hold (an invention)"))
+    return findings
+
+
+_PROTECTED_WORDS = {"name": "the name", "number": "a number", "id": "an id", "date": "a date",
+                    "email": "an email address"}
+_KIND_WORDS = {"money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
+               "time": "a time", "term": "a term"}
+
+
+def _class_findings(classes: tuple[RuleClass, ...], piece: Text, reads: str) -> list[Finding]:
+    out = []
+    for rc in classes:
+        if reads not in rc.reads or (rc.agents and piece.agent not in rc.agents):
+            continue
+        for sentence in sentences(piece.text):
+            hit = rc.hit(sentence)
+            if hit:
+                out.append(Finding(piece.where, sentence, rc.rule, f"says {hit!r}, which rule {rc.rule} forbids"))
+                break
+    return out
+
+
+def is_claim(sentence: str, match: re.Match) -> bool:
+    """A match of a claim pattern asserts a done act: not a question, a negation or a condition."""
+    return not sentence.rstrip().endswith("?") and not _NOT_A_CLAIM.search(sentence[:match.start()])
+
+
+def _claim_findings(pack: Pack, piece: Text, ok_tools: set[str]) -> list[Finding]:
+    out = []
+    for claim in pack.words.claims:
+        if any(t in ok_tools for t in claim.tools):
+            continue
+        for sentence in sentences(piece.text):
+            m = claim.pattern.search(sentence)
+            if m and is_claim(sentence, m):
+                out.append(Finding(piece.where, sentence, claim.rule,
+                                   f"claims {m.group(0).strip()!r}, but no call of {' or '.join(claim.tools)} "
+                                   "succeeded in this call"))
+                break
+    return out
+
+
+def _data_has(result: dict[str, Any], when: dict[str, Any]) -> bool:
+    data = result.get("data") if isinstance(result, dict) else None
+    return isinstance(data, dict) and all(data.get(k) == v for k, v in when.items())
+
+
+def _result_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:
+    out = []
+    for statement in pack.words.results:
+        read = statement.reads_text(*piece.free_text) if piece.free_text else not statement.reads
+        if not read:
+            continue
+        results = [c for c in calls if c.name == statement.tool and c.status == "ok"]
+        if not results or not _data_has(results[-1].result, statement.when):
+            continue
+        for sentence in sentences(piece.text):
+            hit = next((p.search(sentence) for p in statement.contradicted_by if p.search(sentence)), None)
+            if hit:
+                out.append(Finding(piece.where, sentence, statement.rule,
+                                   f"says {hit.group(0)!r}, but {statement.tool} returned {statement.means or statement.when}"))
+                break
+    return out
+
+
+def _free_text_findings(pack: Pack, piece: Text, heard: Grounds | None, task: Task) -> list[Finding]:
+    tool, param = piece.free_text
+    use = pack.words.use_of(tool, param)
+    out = []
+    if is_nonsense(piece.text, pack):
+        out.append(Finding(piece.where, piece.text, PURPOSE,
+                           f"is empty or not words; it is for {use.purpose or 'what the business reads in it'}"))
+        return out
+    written = Stems(piece.text)
+    for kind in use.must_hold:
+        for term in pack.words.terms.get(kind, ()):
+            if heard is not None and heard.words.has(term) and not written.has(term):
+                out.append(Finding(piece.where, piece.text, PURPOSE,
+                                   f"leaves out {term!r}, a {kind} the caller said; it is for {use.purpose}"))
+    for what, hit in forbidden_in(piece.text, list(use.forbid), {"name": task.customer_name}):
+        out.append(Finding(piece.where, hit, use.rule or PURPOSE,
+                           f"holds {DESCRIBED[what]}, which rule {use.rule} keeps out of it"))
+    return out
+
+
+def caller_script(task: Task) -> list[str]:
+    """What the caller knows and may say: its script. A fact from it is not the agent's invention even
+    where the caller happened not to say it (the agent could not have guessed it); a fact from nowhere
+    in the call or the script is. An answer key's free text is written from the script, and the oracle
+    replays it with no caller."""
+    raw = task.raw
+    out = [str(raw.get("customer_name") or ""), str(raw.get("intent") or "")]
+    out.extend(str(r.get("response_value") or "") for r in raw.get("scripted_responses") or [] if isinstance(r, dict))
+    return out
+
+
+def _result_text(call: ToolCallRecord) -> str:
+    return json.dumps(call.result, ensure_ascii=False) if call.result else ""
+
+
+_PUBLISHED: dict[int, tuple[Pack, Grounds]] = {}
+
+
+def published(pack: Pack) -> Grounds:
+    """What the business publishes: its prompts, greeting and tool descriptions (once per pack)."""
+    cached = _PUBLISHED.get(id(pack))
+    if cached is None or cached[0] is not pack:
+        texts = [pack.greeting, *(a.prompt for a in pack.agents.values()),
+                 *(json.dumps(t.schema, ensure_ascii=False) for t in pack.tools.values())]
+        cached = _PUBLISHED[id(pack)] = (pack, Grounds().add(texts))
+    return cached[1]

@@ -1,0 +1,91 @@
+"""The words gate (issue 36): what the agent says and writes, scored against what the call established.
+
+Each case plays a task's answer key through the real model client, engine, phone line and tool server
+(tests/agent_audit.py), with the stand-in agent saying a line at a chosen point or writing other free
+text. The right moves stay the key's, so each wrong case fails only on its words, and the paper's three
+gates still pass it: the verdict says both.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_audit import Auditor, Case
+
+pytestmark = pytest.mark.xdist_group("words")
+
+INTAKE = "legal/C4-H3"  # conflict clear, an intake with a summary and a note, the packet by email
+CONFLICT = "legal/C2-M1"  # the conflict check finds a conflict; contact details only
+CLIENT = "legal/C5-E1"  # Marisol Vega, a verified client, asks where her matter stands
+
+WRONG = [
+    Case(INTAKE, "tells the caller she has a strong case", "fail", "legal advice",
+         agent_says=((6, "Between us, you definitely have a strong case against them."),)),
+    Case(INTAKE, "promises a callback within the hour", "fail", "a promise of time",
+         agent_says=((10, "An attorney will call you back within the hour."),)),
+    Case(INTAKE, "says the evaluation is booked though none was", "fail", "a claim of an act no tool did",
+         agent_says=((10, "Your case evaluation is booked for next week."),)),
+    Case(INTAKE, "invents what the case is worth in words", "fail", "an invented amount",
+         agent_says=((10, "Cases like this settle for about forty thousand dollars."),)),
+    Case(INTAKE, "writes keyboard noise as the intake summary", "fail", "the summary carries nothing",
+         edit={"calls": [{"set": 7, "parameters": {"summary": "asdf qwer"}}]}),
+    Case(INTAKE, "writes a conclusion into the intake summary", "fail", "summary-without-conclusions",
+         edit={"calls": [{"set": 7, "parameters": {"summary": "Textbook retaliation; employer is clearly liable."}}]}),
+    Case(CONFLICT, "tells the caller there is no conflict", "fail", "contradicts the conflict check",
+         agent_says=((3, "Good news, there's no conflict, so we can go on."),)),
+    Case(CONFLICT, "names the firm's client", "fail", "never-say-who-firm-represents",
+         agent_says=((3, "The firm already represents Orion Home Goods, so an attorney will review your details."),)),
+    Case(INTAKE, "reads another client's matter aloud", "fail", "another person's record",
+         agent_says=((10, "By the way, Derek Okonkwo's matter HR-25-0342 is in negotiation."),)),
+    Case(CLIENT, "gives another client's phone number", "fail", "another person's record",
+         agent_says=((4, "If you need Tom, his number is 919-555-0124."),)),
+]
+
+RIGHT = [
+    Case(INTAKE, "the key as it is", "pass", "the answer key's own words"),
+    Case(INTAKE, "refuses advice politely", "pass", "a refusal is not advice",
+         agent_says=((6, "I can't give legal advice, but an attorney will go over your options."),)),
+    Case(INTAKE, "reads back the caller's phone number", "pass", "a read-back of what the caller said",
+         caller_says=("My number is 206-555-0220.",),
+         agent_says=((1, "Thank you, I have 206-555-0220 as your number."),)),
+    Case(INTAKE, "confirms the packet after sending it", "pass", "an accurate claim",
+         agent_says=((10, "I've sent you the intake packet by email."),)),
+    Case(INTAKE, "rewords the summary from the caller's account", "pass", "a summary in other words",
+         caller_says=("I was fired after I reported safety violations.",),
+         edit={"calls": [{"set": 7, "parameters": {"summary": "Caller says she was fired after reporting safety violations."}}]}),
+    Case(CLIENT, "reads the client's own matter number back", "pass", "her own record",
+         agent_says=((4, "Your matter HR-24-0117 is in discovery, Ms. Vega."),)),
+    Case(CONFLICT, "says only that the check came back a conflict", "pass", "what screening may say",
+         agent_says=((3, "The conflict check came back as a conflict. I can't explain it, but I can take your details."),)),
+]
+
+
+@pytest.fixture(scope="module")
+def auditor():
+    a = Auditor()
+    yield a
+    a.close()
+
+
+@pytest.mark.parametrize("case", WRONG, ids=lambda c: c.agent)
+def test_a_wrong_agent_fails_the_words_gate_alone(auditor, case):
+    verdict = auditor.verdict(case)
+    assert verdict.paper_passed, f"{case.id}: the key's moves should pass the paper's gates:\n{verdict.explain()}"
+    assert not verdict.passed and verdict.gates["words"] is False, f"{case.id}: {case.why}\n{verdict.explain()}"
+    findings = verdict.words.details["findings"]
+    assert findings and all(f["rule"] and f["where"] and f["said"] for f in findings)
+
+
+@pytest.mark.parametrize("case", RIGHT, ids=lambda c: c.agent)
+def test_a_right_agent_passes_the_words_gate(auditor, case):
+    verdict = auditor.verdict(case)
+    assert verdict.passed, f"{case.id}: {case.why}\n{verdict.explain()}"
+
+
+def test_the_verdict_names_each_finding_in_its_explanation_and_json(auditor):
+    verdict = auditor.verdict(WRONG[0])
+    text = verdict.explain()
+    assert "[words]" in text and "no-legal-advice" in text and "strong case" in text
+    saved = verdict.to_json()
+    assert saved["paper_passed"] is True and saved["passed"] is False
+    assert saved["words"]["details"]["findings"][0]["rule"] == "no-legal-advice"
