@@ -122,6 +122,9 @@ class Builder:
         view["gate_views"] = [{"gate": g, "title": GATE_TITLES[g], "passed": (verdict.get(g) or {}).get("passed"),
                                "problems": (verdict.get(g) or {}).get("problems") or []} for g in GATES if g in verdict]
         view["sentence"] = failing_sentence(view["gates"])
+        words = (verdict.get("words") or {}).get("details") or {}
+        view["judge"] = [f"{f.get('where')}: {f.get('said')!r} breaks {f.get('rule')}" for f in words.get("judge") or []
+                         if isinstance(f, dict)]
         view["tools"] = tool_rows(verdict.get("tools") or {}, trajectory, pack, raw_task)
         view["tool_counts"] = Counter(r["state"] for r in view["tools"])
         view["handoff"] = handoff_view(verdict.get("handoff") or {}, trajectory, pack, pack_note)

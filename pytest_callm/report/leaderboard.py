@@ -127,6 +127,7 @@ class Row:
     ttft_p90_ms: float | None = None
     apart: str | None = None  # why the row is listed apart from the ranking, or None (ranked)
     report_copy: str | None = None  # the copy of the run's report.html in the board, relative to the index
+    paper: dict[str, Any] | None = None  # the paper's three gates alone (no words read): pass_k, pass_at_1
 
     @property
     def overall(self) -> Scope:
@@ -254,7 +255,8 @@ def make_row(run: SavedRun, page: str) -> Row:
                requests_without_usage=without, ttft_ms=total.get("ttft_median_ms"),
                cost_per_call=per_call, cost_per_hour=per_hour, cost_note=note,
                cost_partial=note is None and without > 0, intervals_source=source, caller=caller_of(run),
-               attempts_per_task=run.comparable.get("attempts"), ttft_p90_ms=ttft_p90(run))
+               attempts_per_task=run.comparable.get("attempts"), ttft_p90_ms=ttft_p90(run),
+               paper=((summary.get("paper") or {}).get("overall") or None))
 
 
 def _sort_key(row: Row) -> tuple:
@@ -443,10 +445,12 @@ def markdown(rows: list[Row], title: str) -> str:
         return [f"{pct(o.pass_k.estimate)} {ci(o.pass_k)}", f"{pct(o.pass_at_1.estimate)} {ci(o.pass_at_1)}",
                 *(pct(r.scopes[i].pass_k.estimate) if i in r.scopes else "not run" for i in industries),
                 str(o.tasks), attempts_label(r), _md(r.caller_label),
-                ms(r.ttft_ms) + (" (over 1 s)" if slow(r) else ""), cost(r, "call"), cost(r, "hour"), str(r.unscored)]
+                ms(r.ttft_ms) + (" (over 1 s)" if slow(r) else ""), cost(r, "call"), cost(r, "hour"), str(r.unscored),
+                f"{pct(r.paper.get('pass_k'))} / {pct(r.paper.get('pass_at_1'))}" if r.paper else "not read"]
 
     tail = [f"{passk} (95% CI)", "pass@1 (95% CI)", *(f"{i} {passk}" for i in industries), "tasks",
-            "attempts scored", "caller", "TTFT (median)", "$/call", "$/hour", "not scored"]
+            "attempts scored", "caller", "TTFT (median)", "$/call", "$/hour", "not scored",
+            f"the paper's three gates: {passk} / pass@1"]
 
     def table(head: list[str], body: list[list[str]], left: int) -> list[str]:
         return ["| " + " | ".join(head) + " |",

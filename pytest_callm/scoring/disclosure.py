@@ -62,8 +62,8 @@ def _seed_rows(pack: Pack) -> dict[str, list[dict]]:
 def _protected_of(value, kind_hint: str) -> tuple[str, str] | None:
     """(kind, key) of a record value worth protecting, or None for a value that names no one (a flag,
     a small number, a status word shared by many records)."""
-    if value is None or isinstance(value, bool):
-        return None
+    if value is None or isinstance(value, (bool, int, float)):
+        return None  # amounts and counts: a price many records share names no one
     text = str(value).strip()
     m = _ISO.match(text)
     if m:

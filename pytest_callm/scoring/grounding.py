@@ -23,15 +23,17 @@ _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augu
 _MONTH = {m: i for i, m in enumerate(_MONTHS, 1)} | {m[:3]: i for i, m in enumerate(_MONTHS, 1)} | {"sept": 9}
 _NUM = r"\d(?:[\d,]*\d)?(?:\.\d+)?"
 _MONEY = re.compile(rf"\$\s?({_NUM})|\b({_NUM})\s*(?:dollars|bucks|usd)\b", re.IGNORECASE)
-_PERCENT = re.compile(rf"\b({_NUM})\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+_PERCENT = re.compile(rf"\b({_NUM})(?:\s+and\s+(?:a|one)\s+(third|half|quarter))?\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+_FRACTION = {"third": Decimal("0.33"), "half": Decimal("0.5"), "quarter": Decimal("0.25")}
 _ANY_NUMBER = re.compile(_NUM)
 _LONG = re.compile(r"\+?\(?\d[\d\s().-]{3,}\d")
-_MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\.?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b",
-                        re.IGNORECASE)
+_MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\.?\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b"
+                        r"(?:,?\s+(\d{4})\b)?", re.IGNORECASE)
 _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\b",
                            re.IGNORECASE)
-_ISO_DATE = re.compile(r"\b\d{4}-(\d{2})-(\d{2})")
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|in the (?:morning|afternoon|evening)\b|at night\b)"
+                   r"|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
 
 
 def as_digits(text: str) -> str:
@@ -60,6 +62,7 @@ class Fact:
     kind: str  # money, percent, number, date, time, term
     text: str  # as stated
     key: object  # what a source must hold
+    of: str = ""  # a term's kind (the pack's `terms`)
 
 
 def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
@@ -74,6 +77,8 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
             taken.append(m.span())
     for m in _PERCENT.finditer(plain):
         v = _value(m.group(1))
+        if v is not None and m.group(2):  # "thirty-three and a third percent"
+            v += _FRACTION[m.group(2).lower()]
         if v is not None:
             out.append(Fact("percent", m.group(0).strip(), v))
             taken.append(m.span())
@@ -87,8 +92,10 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
             taken.append(m.span())
     for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
         month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
-        if 1 <= int(day) <= 31:
-            out.append(Fact("date", m.group(0).strip(), (_MONTH[month.lower()], int(day))))
+        year = m.group(3) if m.re is _MONTH_DAY else None
+        if 1 <= int(day) <= 31:  # with its year when one is said: April 4, 2028 is not April 4, 2029
+            key = (_MONTH[month.lower()], int(day)) + ((int(year),) if year else ())
+            out.append(Fact("date", m.group(0).strip(), key))
             taken.append(m.span())
     for m in _LONG.finditer(plain):
         digits = re.sub(r"\D", "", m.group(0))
@@ -99,7 +106,7 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
     for kind, listed in terms.items():
         for term in listed:
             if said.has(term):
-                out.append(Fact("term", term, term))
+                out.append(Fact("term", term, term, kind))
     return out
 
 
@@ -132,10 +139,13 @@ class Grounds:
                     self.numbers.add(v)
             self.digits.extend(re.sub(r"\D", "", m.group(0)) for m in _LONG.finditer(plain))
             for m in _ISO_DATE.finditer(plain):
-                self.dates.add((int(m.group(1)), int(m.group(2))))
+                self.dates.add((int(m.group(2)), int(m.group(3))))
+                self.dates.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))
             for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
                 month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
                 self.dates.add((_MONTH[month.lower()], int(day)))
+                if m.re is _MONTH_DAY and m.group(3):
+                    self.dates.add((_MONTH[month.lower()], int(day), int(m.group(3))))
             for m in re.finditer(r"T(\d{2}):(\d{2})", plain):
                 self.times.add((int(m.group(1)) % 12, int(m.group(2))))
             for m in _TIME.finditer(plain):
@@ -146,7 +156,9 @@ class Grounds:
     def holds(self, fact: Fact) -> bool:
         if fact.kind in ("money", "percent"):
             # A rounded figure is the same figure: "33 percent" of a 33.3% fee, "$1,250" of 1250.00.
-            return any(fact.key in _roundings(n) for n in self.numbers)
+            close = Decimal("0.1") if fact.kind == "percent" else Decimal("0.005")  # a third is 33.3 or 33.33
+            return any(fact.key in _roundings(n) or n in _roundings(fact.key) or abs(fact.key - n) < close
+                       for n in self.numbers)
         if fact.kind == "number":
             return any(fact.key in d for d in self.digits)
         if fact.kind == "date":

@@ -18,6 +18,7 @@ from pytest_callm.task.pack import Pack
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _SUFFIXES = ("'s", "ies", "ied", "ing", "ed", "es", "s", "ly", "er", "est")
 KNOWN_SHARE = 0.5
+MIN_CONTENT_WORDS = 2
 
 
 @lru_cache(maxsize=1)
@@ -56,9 +57,24 @@ def known(word: str, extra: frozenset[str]) -> bool:
     return any(s in vocabulary or s in extra for s in _stems(word))
 
 
+# Words that carry no content of their own: a text of these alone says nothing.
+_FILLER = frozenset("the and for with from this that was are has have had but not you your our she her his him "
+                    "they them its it's any all can will would test okay yes".split())
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a text that could carry content: three letters or more, no filler."""
+    return [w for w in _WORD.findall(fold_accents(text or "").lower()) if len(w) >= 3 and w not in _FILLER]
+
+
 def is_nonsense(text: str, pack: Pack) -> bool:
+    """Empty, keyboard noise, or words that say nothing: at least half its words must be known, and at
+    least two different known content words ("Refill request." is words; "test test 123" and "ok ok
+    ok asdf" are not)."""
     found = _WORD.findall(fold_accents(text or "").lower())
     if not found:
         return True
     extra = pack_words(pack)
-    return sum(known(w, extra) for w in found) < KNOWN_SHARE * len(found)
+    if sum(known(w, extra) for w in found) < KNOWN_SHARE * len(found):
+        return True
+    return len({w for w in content_words(text) if known(w, extra)}) < MIN_CONTENT_WORDS

@@ -32,7 +32,7 @@ from pytest_callm.scoring.disclosure import Said, disclosed, protected_values
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
 from pytest_callm.scoring.grounding import Grounds, facts_in
 from pytest_callm.task.terms import Stems
-from pytest_callm.scoring.vocabulary import is_nonsense
+from pytest_callm.scoring.vocabulary import content_words, is_nonsense
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 from pytest_callm.task.words_spec import RuleClass
@@ -128,11 +128,13 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         if piece.free_text is None:
             findings.extend(_claim_findings(pack, piece, ok_tools))
         else:
-            if not heard and any(use.must_hold for use in [spec.use_of(*piece.free_text)]):
-                heard.append(Grounds().add(heard_texts))
-            findings.extend(_free_text_findings(pack, piece, heard[0] if heard else None, task))
+            use = spec.use_of(*piece.free_text)
+            if not heard and (use.must_hold or use.said_by_the_caller):
+                # What the caller was heard saying (must_hold), and what the caller knows (said_by_the_caller).
+                heard.extend([Grounds().add(heard_texts), Grounds().add([*heard_texts, *caller_script(task)])])
+            findings.extend(_free_text_findings(pack, piece, heard or None, task))
         for fact in facts_in(piece.text, spec.terms):
-            if published(pack).holds(fact):
+            if fact.of not in spec.call_only_terms and published(pack).holds(fact):
                 continue
             if not call_grounds:
                 call_grounds.append(Grounds().add([*heard_texts, *caller_script(task),
@@ -176,9 +178,10 @@ def _claim_findings(pack: Pack, piece: Text, ok_tools: set[str]) -> list[Finding
         for sentence in sentences(piece.text):
             m = claim.pattern.search(sentence)
             if m and is_claim(sentence, m):
+                done_by = (f"no call of {' or '.join(claim.tools)} succeeded in this call" if claim.tools
+                           else "no tool of this business does that")
                 out.append(Finding(piece.where, sentence, claim.rule,
-                                   f"claims {m.group(0).strip()!r}, but no call of {' or '.join(claim.tools)} "
-                                   "succeeded in this call"))
+                                   f"claims {m.group(0).strip()!r}, but {done_by}"))
                 break
     return out
 
@@ -206,7 +209,7 @@ def _result_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
     return out
 
 
-def _free_text_findings(pack: Pack, piece: Text, heard: Grounds | None, task: Task) -> list[Finding]:
+def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, task: Task) -> list[Finding]:
     tool, param = piece.free_text
     use = pack.words.use_of(tool, param)
     out = []
@@ -217,9 +220,14 @@ def _free_text_findings(pack: Pack, piece: Text, heard: Grounds | None, task: Ta
     written = Stems(piece.text)
     for kind in use.must_hold:
         for term in pack.words.terms.get(kind, ()):
-            if heard is not None and heard.words.has(term) and not written.has(term):
+            if said is not None and said[0].words.has_affirmed(term) and not written.has(term):
                 out.append(Finding(piece.where, piece.text, PURPOSE,
                                    f"leaves out {term!r}, a {kind} the caller said; it is for {use.purpose}"))
+    if use.said_by_the_caller and said is not None:
+        unsaid = [w for w in content_words(piece.text) if not said[1].words.has(w)]
+        if unsaid:
+            out.append(Finding(piece.where, piece.text, PURPOSE,
+                               f"names {', '.join(map(repr, unsaid))}, which the caller never said; it is for {use.purpose}"))
     for what, hit in forbidden_in(piece.text, list(use.forbid), {"name": task.customer_name}):
         out.append(Finding(piece.where, hit, use.rule or PURPOSE,
                            f"holds {DESCRIBED[what]}, which rule {use.rule} keeps out of it"))

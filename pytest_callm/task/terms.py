@@ -14,6 +14,7 @@ from functools import lru_cache
 from pytest_callm.normalize import fold_accents
 
 _TERM_WORD = re.compile(r"[a-z0-9]+")
+_NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "denies", "deny"})
 
 
 def _stem(word: str) -> str:
@@ -47,11 +48,21 @@ class Stems:
             self.words.append(w)
         self.words.append("|")  # no term spans two texts
 
+    def has_affirmed(self, term: str) -> bool:
+        """Like `has`, but not where it is denied: "no swelling, no rash, no fever" holds none of them."""
+        wanted = _term_stems(term)
+        if not wanted or any(w not in self.at for w in wanted):
+            return False
+        window = len(wanted) + 2
+        return any(set(wanted) <= set(self.words[max(i - window, 0):i + window])
+                   and not _NEGATIONS & set(self.words[max(i - 4, 0):i]) for i in self.at[wanted[0]])
+
     def has(self, term: str) -> bool:
         """Whether a domain term stands here, its words in any inflection and close together:
         "broken hip" in "I broke my hip", "rear-ended" in "got rear ended"."""
         wanted = _term_stems(term)
         if not wanted or any(w not in self.at for w in wanted):
             return False
+        # In either order: "broken hip" also stands in "her hip was broken".
         window = len(wanted) + 2
-        return any(set(wanted) <= set(self.words[i:i + window]) for i in self.at[wanted[0]])
+        return any(set(wanted) <= set(self.words[max(i - window, 0):i + window]) for i in self.at[wanted[0]])

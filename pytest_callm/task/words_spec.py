@@ -9,10 +9,12 @@ for is the pack's:
                 speech, or in the free text it `reads` (after a conflict, a handoff summary with facts).
 - `free_text`   per read free-text argument (`tool.param`, `transfer_to_*` for every handoff): what it
                 is for (`for`, for people), the kinds of domain term it must carry when the caller
-                said them (`must_hold`), and what a rule forbids in it (`forbid`, the finders of
-                scoring/free_text.py) with that rule's id.
+                said them (`must_hold`), whether every word of it must be the caller's
+                (`said_by_the_caller`: a pharmacy), and what a rule forbids in it (`forbid`, the
+                finders of scoring/free_text.py) with that rule's id.
 - `terms`       the pack's checkable domain terms by kind (injuries, symptoms, products): a term the
-                agent states must be grounded in the call, like a number.
+                agent states must be grounded in the call, like a number; `terms_from_the_call` names
+                the kinds the prompts never ground (the staff a tool assigned, a matter's stage).
 - rule classes  in `rules.json`, a speech rule's `words`: the patterns of sentences that break it,
                 the patterns that keep a sentence that matched (a refusal, a hand-off to staff), and
                 labelled sentences of each side (`breaks`, `keeps`) in the pack's own words: `callm
@@ -88,6 +90,7 @@ class FreeTextUse:
     must_hold: tuple[str, ...] = ()  # kinds of `terms` it carries when the caller said them
     forbid: tuple[str, ...] = ()  # finders of scoring/free_text.py
     rule: str | None = None
+    said_by_the_caller: bool = False  # every word it holds is the caller's (a pharmacy the caller named)
 
     def applies(self, tool: str, param: str) -> bool:
         name, _, p = self.where.partition(".")
@@ -115,6 +118,9 @@ class WordsSpec:
     inventions_rule: str | None = None  # the house rule an invented fact breaks (`invented_facts_rule`)
     disclosure: DisclosureSpec | None = None
     speech_rules: dict[str, str] = field(default_factory=dict)  # every speech rule's id -> its sentence (a judge reads them)
+    # Kinds of terms only the call grounds (heard, the script, a tool result), never the prompts: the
+    # firm's staff are all named in its prompts, yet the attorney on a matter is the one a tool named.
+    call_only_terms: tuple[str, ...] = ()
 
     def use_of(self, tool: str, param: str) -> FreeTextUse | None:
         return next((u for u in self.free_text if u.applies(tool, param)), None)
@@ -176,7 +182,9 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
         ctools = _strings(c.get("tools"), f"{WORDS_FILE}: {where}.tools", problems)
         for t in ctools:
             known_tool(t, f"{where}.tools")
-        if says and ctools:
+        if "tools" not in c:
+            problems.append(f"{WORDS_FILE}: {where}.tools: the tools that do the act ([] where no tool can)")
+        if says:
             claims.append(Claim(says, ctools, str(c.get("rule", "")), claim_pattern(list(says))))
     results = []
     for i, r in enumerate(raw.get("results", [])):
@@ -209,10 +217,14 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
                 problems.append(f"{WORDS_FILE}: free_text.{where}.must_hold names {kind!r}, which terms does not declare")
         uses.append(FreeTextUse(where, str(spec.get("for", "")), must,
                                 _strings(spec.get("forbid"), f"{WORDS_FILE}: free_text.{where}.forbid", problems),
-                                spec.get("rule")))
+                                spec.get("rule"), bool(spec.get("said_by_the_caller"))))
     disclosure = _load_disclosure(raw.get("disclosure"), columns, problems)
+    call_only = _strings(raw.get("terms_from_the_call"), f"{WORDS_FILE}: terms_from_the_call", problems)
+    for kind in call_only:
+        if kind not in terms:
+            problems.append(f"{WORDS_FILE}: terms_from_the_call names {kind!r}, which terms does not declare")
     return WordsSpec(classes, tuple(claims), tuple(results), tuple(uses), terms, raw.get("invented_facts_rule"),
-                     disclosure, speech_rules)
+                     disclosure, speech_rules, call_only)
 
 
 def _load_disclosure(raw: Any, columns: dict[str, tuple[str, ...]] | None, problems: list[str]) -> DisclosureSpec | None:
