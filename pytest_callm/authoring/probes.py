@@ -248,6 +248,9 @@ def repeats_and_rewordings(task: Task, pack: Pack, play: KeyPlay) -> list[Replay
     for i, call in enumerate(task.exp_tool_calls):
         spec = pack.tools[call.name]
         for param in sorted(spec.free_text & set(spec.parameters.get("properties", {}))):
+            use = pack.words.use_of(call.name, param)
+            if use is not None and use.said_by_the_caller:
+                continue  # the caller's own words (a pharmacy): no other wording is right
             if spec.parameters["properties"][param].get("type", "string") == "string":
                 singles.append(({"set": i, "parameters": {param: REWORDED}},
                                 f"exp_tool_calls[{i}] {call.name}.{param} worded another way"))

@@ -18,7 +18,7 @@ from pytest_callm.task.pack import Pack
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _SUFFIXES = ("'s", "ies", "ied", "ing", "ed", "es", "s", "ly", "er", "est")
 KNOWN_SHARE = 0.5
-MIN_CONTENT_WORDS = 2
+MIN_CONTENT_WORDS = 1
 
 
 @lru_cache(maxsize=1)
@@ -69,8 +69,8 @@ def content_words(text: str) -> list[str]:
 
 def is_nonsense(text: str, pack: Pack) -> bool:
     """Empty, keyboard noise, or words that say nothing: at least half its words must be known, and at
-    least two different known content words ("Refill request." is words; "test test 123" and "ok ok
-    ok asdf" are not)."""
+    least one a known content word ("Complaint." is words; "test test 123" and "ok ok ok asdf" are
+    not)."""
     found = _WORD.findall(fold_accents(text or "").lower())
     if not found:
         return True
