@@ -327,7 +327,8 @@ class RunDir:
 
     def remove_if_unused(self) -> bool:
         """Remove a folder this run made and never used (no attempt saved, no report): a run stopped
-        before it played anything leaves no folder that looks like a run. True when removed."""
+        before it played anything leaves no folder that looks like a run. True when removed.
+        Called while the folder is still locked (no other run can open it meanwhile); the lock goes last."""
         if any((self.path / "trajectories").glob("*/*/attempt-*.json")) or (self.path / "report.json").exists():
             return False
         for name in ("manifest.json", "shard.json", "report/style.css"):
@@ -340,6 +341,7 @@ class RunDir:
                 folder.rmdir()
             except OSError:
                 pass
+        self.unlock()
         try:
             self.path.rmdir()
         except OSError:
