@@ -231,3 +231,30 @@ def test_a_run_refused_for_other_settings_leaves_a_folder_that_holds_only_a_mani
     proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=2", check=False)
     usage_error(proc, "holds a run made with other settings or inputs (attempts)")
     assert folder_contents(out) == before
+
+
+def served_comparable(port: int, **changes) -> dict:
+    config = {"name": "served", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "source": "/a/served.toml",
+              "calls_in_flight": 4, "serve": {"command": ["vllm", "serve", "{model}"], "ready_timeout_s": 900.0},
+              "sampling": {"temperature": 0.0}}
+    config.update(changes)
+    return {"model": "served", "model_config": config, "caller_config": dict(config), "attempts": 5,
+            "line": {"spec": "/a/profile.json", "profile_sha256": "ab", "seed": "s"}}
+
+
+def test_ports_paths_and_calls_in_flight_never_block_a_resume_merge_or_comparison():
+    from pytest_callm.saved.rundir import result_differences
+
+    one = served_comparable(40001)
+    other = served_comparable(40002, source="/b/served.toml", calls_in_flight=1,
+                              serve={"command": ["vllm", "serve", "{model}"], "ready_timeout_s": 60.0})
+    other["line"] = {"spec": "/elsewhere/profile.json", "profile_sha256": "ab", "seed": "s"}
+    assert result_differences(one, other) == []
+    # What changes a result is still named.
+    assert result_differences(one, served_comparable(40002, sampling={"temperature": 0.7})) == [
+        "caller_config.sampling.temperature", "model_config.sampling.temperature"]
+    assert result_differences(one, served_comparable(40001, base_url="https://api.example.com:8443/v1")) == [
+        "caller_config.base_url", "model_config.base_url"]
+    changed_line = served_comparable(40001)
+    changed_line["line"] = {"spec": "/a/profile.json", "profile_sha256": "cd", "seed": "s"}
+    assert result_differences(one, changed_line) == ["line.profile_sha256"]

@@ -112,7 +112,7 @@ def build_report(attempts: list[dict[str, Any]], model: str | None, k: int, line
 
 def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     """Join shard run directories into the run directory `out`; returns the merged report."""
-    from pytest_callm.saved.rundir import differences
+    from pytest_callm.saved.rundir import result_differences
 
     if not dirs:
         raise MergeError("no shard run directories given")
@@ -135,7 +135,7 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     seen: dict[int, Path] = {}
     for d, manifest, record, _ in shards:
         comparable = manifest.get("comparable") or {}
-        changed = differences(base, _without_task_files(comparable))
+        changed = result_differences(base, _without_task_files(comparable))
         if manifest.get("k") != first_manifest.get("k"):
             changed.append("k")
         if changed:

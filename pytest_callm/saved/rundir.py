@@ -206,6 +206,54 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
             "caller": caller_record(model_config, caller_config, custom_caller)}
 
 
+# What a manifest records of a model config but no result depends on: where its file lies, how many
+# calls its server carries at once, how long it may take to start. Never compared (below).
+CONFIG_FIELDS_NOT_RESULTS = ("source", "calls_in_flight")
+SERVE_FIELDS_NOT_RESULTS = ("ready_timeout_s",)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _without_loopback_port(url: Any) -> Any:
+    """A model server on this machine is the same server on any port (--callm-serve takes a free one
+    each run): its URL without the port."""
+    if not isinstance(url, str):
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.hostname not in LOOPBACK_HOSTS or parts.port is None:
+            return url
+    except ValueError:
+        return url
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return urlunsplit(parts._replace(netloc=host))
+
+
+def results_part(comparable: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a `comparable` part that can change a result. Ports, paths and counts of
+    workers or calls in flight change none, so they never block a resume, a merge or a comparison:
+    every check of two runs' settings compares this part (`result_differences`)."""
+    out = dict(comparable)
+    for key in ("model_config", "caller_config"):
+        config = out.get(key)
+        if isinstance(config, dict):
+            config = {k: v for k, v in config.items() if k not in CONFIG_FIELDS_NOT_RESULTS}
+            config["base_url"] = _without_loopback_port(config.get("base_url"))
+            if isinstance(config.get("serve"), dict):
+                config["serve"] = {k: v for k, v in config["serve"].items() if k not in SERVE_FIELDS_NOT_RESULTS}
+            out[key] = config
+    line = out.get("line")
+    if isinstance(line, dict) and line.get("profile_sha256"):  # the profile's content, wherever its file lies
+        out["line"] = {k: v for k, v in line.items() if k != "spec"}
+    return out
+
+
+def result_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Where two runs' `comparable` parts differ in a setting that can change a result, as dotted paths."""
+    return differences(results_part(old), results_part(new))
+
+
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
     """Where two `comparable` parts differ, as dotted paths."""
     out = []
@@ -317,7 +365,7 @@ class RunDir:
         old = self.manifest()
         if old is None:
             return False
-        changed = differences(old.get("comparable", {}), manifest["comparable"])
+        changed = result_differences(old.get("comparable", {}), manifest["comparable"])
         if changed:
             raise RunDirError(
                 f"{self.path} holds a run made with other settings or inputs ({', '.join(changed)}); "
