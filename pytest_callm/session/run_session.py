@@ -340,6 +340,11 @@ class RunSession:
                 self.write_report()
             except RunDirWriteError as e:
                 self.write_failure = e
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the report was written: every attempt
+                # is saved, report.json is whole or absent (written atomically), and the page never stays
+                # behind it; the run ends as any interrupted run, with what is saved and how to resume.
+                (self.run_dir.path / "report.html").unlink(missing_ok=True)
+                self.interrupted = interrupted = True
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
         if self.worker is not None or not self.latency_parts or stopped or interrupted:
             return
