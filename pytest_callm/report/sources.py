@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_callm.saved.reader import RunReadError, read_object
+from pytest_callm.saved.reader import SHAPES, RunReadError, read_object
 from pytest_callm.task.pack import Pack, PackError, default_industries, discover_packs, load_pack
 
 class ReportError(Exception):
@@ -21,7 +21,7 @@ class ReportError(Exception):
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object of the run (its manifest, its report), None when the file is not there."""
     try:
-        return read_object(path)
+        return read_object(path, shape=SHAPES.get(path.name))
     except RunReadError as e:
         raise ReportError(str(e)) from None
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from pytest_callm import __version__
 from pytest_callm.model import redact
+from pytest_callm.saved import files
 from pytest_callm.saved.seed_state import compress, rebuild_state
 from pytest_callm.saved.slim import fill, slim
 from pytest_callm.task.benchmark import benchmark_root
@@ -75,7 +76,7 @@ class RunDirWriteError(OSError):
 @functools.lru_cache(maxsize=16)
 def _read_seed(path: str) -> dict[str, Any]:
     """A saved seed state, read once a process (it never changes: its name is its content's hash)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return json.loads(files.read_text(Path(path)))
 
 
 def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
@@ -279,7 +280,7 @@ class RunDir:
     def manifest(self) -> dict[str, Any] | None:
         """The saved manifest, None when there is none. Raises RunDirError for one that is not a manifest."""
         try:
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(files.read_text(self.manifest_path))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:
@@ -461,8 +462,8 @@ class RunDir:
 
     def read_attempt(self, path: Path) -> dict[str, Any] | None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError, RecursionError):
+            data = json.loads(files.read_text(path))
+        except (OSError, ValueError, RecursionError):  # missing, a FIFO, torn: not a saved attempt
             return None
         if not isinstance(data, dict) or data.get("format") not in READABLE_TRAJECTORY_FORMATS \
                 or not data.get("complete") or not isinstance(data.get("trajectory"), dict):
