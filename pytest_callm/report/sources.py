@@ -79,8 +79,11 @@ def pack_folders(run_dir: Path, task_paths: list[Path]) -> list[Path]:
                 continue
             seen.add(folder)
             dirs.extend([folder / "industries", *default_industries(folder)])
+    from pytest_callm.task.benchmark import suite_pack_folder
+
+    suite = suite_pack_folder()  # last: the installed benchmark's packs, wherever the run's tasks were
     unique: list[Path] = []
-    for d in dirs:
+    for d in [*dirs, *([suite] if suite is not None else [])]:
         if d not in unique and d.is_dir():
             unique.append(d)
     return unique

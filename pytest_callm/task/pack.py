@@ -565,11 +565,23 @@ def _table_columns(schema_sql: str, seed_sql: str, problems: list[str]) -> dict[
 
 
 class PackRegistry:
-    """Packs of one session: discovered once, each loaded and checked on first use."""
+    """Packs of one session: discovered once, each loaded and checked on first use.
 
-    def __init__(self, dirs: Iterable[Path]):
+    After `dirs`, the installed benchmark's packs answer for the names none of them holds, wherever the
+    tasks are (generated tasks written outside the repository name `legal`): pytest and every `callm`
+    command find the suite's packs alike, and a project's own pack of the same name wins."""
+
+    def __init__(self, dirs: Iterable[Path], suite: bool = True):
+        from pytest_callm.task.benchmark import suite_pack_folder
+
         self.dirs = [Path(d) for d in dirs]
         self.paths = discover_packs(self.dirs)
+        folder = suite_pack_folder() if suite else None
+        if folder is not None and folder.is_dir():
+            for name, path in discover_packs([folder]).items():
+                self.paths.setdefault(name, path)
+            if all(folder.resolve() != d.resolve() for d in self.dirs):
+                self.dirs.append(folder)
         self._loaded: dict[str, Pack | PackError] = {}
 
     def names(self) -> list[str]:
