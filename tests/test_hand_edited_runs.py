@@ -138,3 +138,15 @@ def test_a_field_of_the_wrong_type_is_one_line_naming_file_and_field(run, tmp_pa
         assert main(args) == 2
         err = capsys.readouterr().err
         assert f"{run / name}: {field}" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_for_a_saved_seed_is_one_line_in_the_page_and_the_rescore(run, tmp_path):
+    seed = next((run / "seeds" / "vet_clinic").glob("*.json"))
+    fifo(seed)
+    page = callm("report", str(run))
+    assert page.returncode == 2
+    one_line(page, f"callm report: {seed}: cannot be read (not a regular file")
+    rescored = command(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS),
+                       f"--callm-rescore={run}", f"--callm-out={tmp_path / 'rescored'}", "-k", "C2-E1")
+    one_line(rescored, f"{seed}: cannot be read (not a regular file")

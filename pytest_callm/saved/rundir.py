@@ -451,6 +451,9 @@ class RunDir:
         except FileNotFoundError:
             raise RunDirError(f"{self.seed_path(industry, diff['seed'])} is missing: the saved final states of "
                               f"{industry} cannot be rebuilt without it") from None
+        except (OSError, ValueError, RecursionError) as e:  # a FIFO, a torn or hand-edited file
+            raise RunDirError(f"{self.seed_path(industry, diff['seed'])}: cannot be read ({e}): the saved final "
+                              f"states of {industry} cannot be rebuilt without it") from None
         full = {k: v for k, v in trajectory.items() if k != "final_state_diff"}
         full["final_state"] = rebuild_state(seed, diff["tables"])
         return {**data, "trajectory": full}
