@@ -80,6 +80,9 @@ class Lanes:
         except TimeoutError:
             self._leave(key, lane)
             raise LaneTimedOut(f"an earlier request of this call still runs after {self.bound_s:g} s") from None
+        except BaseException:  # the request was cancelled (its client went away) while it waited its turn
+            self._leave(key, lane)
+            raise
         future = in_own_thread(work)
 
         def done(f: asyncio.Future) -> None:  # the thread ended: the lane is free again
