@@ -183,14 +183,18 @@ def generate_main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=Path("generated"),
                         help="folder to write under, as OUT/PACK/seed-S/ID/task.json (default: generated/, "
                              "outside tasks/, so never collected with the locked suite)")
-    parser.add_argument("--eval", dest="evaluation", type=Path, default=Path("tasks"),
-                        help="the locked suite: the skeletons, and what the tasks must not leak into (default: tasks/)")
+    parser.add_argument("--eval", dest="evaluation", type=Path, default=None,
+                        help="the locked suite: the skeletons, and what the tasks must not leak into (default: tasks/ "
+                             "where it runs, else the installed suite's)")
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
     parser.add_argument("--workers", type=int, default=None, help="processes proving the tasks (default: one per core, at most 4)")
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error("--n must be at least 1")
+    from pytest_callm.task.benchmark import locked_tasks
+
+    args.evaluation = args.evaluation or locked_tasks()
     industries = default_industries(Path.cwd()) + args.industries
     try:
         packs = PackRegistry(industries)

@@ -49,15 +49,48 @@ def test_beside_named_paths_the_project_tasks_run_on_their_own_pack(project, tmp
     assert sorted(report["summary"]["industries"]) == ["customer_support", "healthcare", "legal", "vet_clinic"]
 
 
-def test_its_packs_are_searched_only_when_asked(project):
+def test_its_packs_are_found_wherever_the_tasks_are(project):
     (project.path / "our_tasks" / "legal").mkdir()
     shutil.copy(benchmark_tasks() / "legal" / "C4-H3" / "task.json", project.path / "our_tasks" / "legal" / "task.json")
     without = project.runpytest("our_tasks/legal", ORACLE, "--callm-attempts=1")
-    assert without.ret != 0 and "no industry pack named 'legal'" in without.stdout.str()
+    without.assert_outcomes(passed=1)  # the suite's legal pack, though the project holds none
     with_suite = project.runpytest("our_tasks/legal", "--callm-suite", ORACLE, "--callm-attempts=1", "-k", "legal")
     # The copy has the same task id as the suite's own C4-H3: refused by name, with the packs found.
     assert "already used by" in with_suite.stdout.str()
     assert "no industry pack" not in with_suite.stdout.str()
+
+
+def test_a_projects_own_pack_of_a_suite_name_wins_over_the_suites(tmp_path):
+    from pytest_callm.task.pack import PackRegistry
+
+    own = tmp_path / "industries" / "legal"
+    shutil.copytree(EXAMPLE_PACK, own)
+    registry = PackRegistry([tmp_path / "industries"])
+    assert registry.paths["legal"] == own and registry.paths["healthcare"].parent == benchmark_industries()
+
+
+def test_generated_tasks_written_anywhere_play_and_check_with_the_suites_packs(tmp_path):
+    """`callm generate` into a folder outside any project, then pytest and every `callm` command there:
+    each found `no industry pack named 'legal'` in the working directory before."""
+    import subprocess
+    import sys
+
+    def command(*args: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        text = proc.stdout + proc.stderr
+        assert "no industry pack" not in text and "Traceback" not in text, text[-3000:]
+        return proc
+
+    def callm(*args: str) -> subprocess.CompletedProcess:
+        return command("pytest_callm.cli", *args)
+
+    assert callm("generate", "legal", "--n", "6", "--seed", "5", "--out", "gen", "--workers", "1").returncode == 0
+    played = command("pytest", "gen", ORACLE, "--callm-attempts=1", "-q", "-p", "no:cacheprovider")
+    assert played.returncode == 0 and "6 passed" in played.stdout, played.stdout[-2000:]
+    assert callm("split-check", "gen").returncode == 0
+    assert callm("lock", "--check", "gen").returncode == 0
+    assert callm("prove", "gen").returncode == 0
+    callm("lint", "--no-suite", "gen")  # its own findings on generated ids are its business; the packs are found
 
 
 def test_a_suite_file_is_named_in_the_task_set_hash_as_in_a_checkout(tmp_path):

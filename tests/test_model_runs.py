@@ -325,6 +325,24 @@ def test_callm_serve_starts_the_configs_server_once_for_the_run_and_stops_it(mod
     assert gone(pids[0])
 
 
+def test_a_callm_serve_run_resumes_and_its_shards_merge_though_each_served_on_its_own_port(model_project, tmp_path):
+    from pytest_callm.cli import main as callm
+
+    serve_config(model_project)
+    served = ("--callm-model=served", "--callm-serve", "--callm-attempts=1", "-p", "no:cacheprovider")
+    out = tmp_path / "run"
+    model_project.runpytest_subprocess(*served, "-k", TASK, f"--callm-out={out}").assert_outcomes(passed=1)
+    base_url = json.loads((out / "manifest.json").read_text())["comparable"]["model_config"]["base_url"]
+    again = model_project.runpytest_subprocess(*served, "-k", TASK, f"--callm-resume={out}")
+    assert again.ret == 0 and "resumed in" in again.stdout.str(), output(again)
+    for i in (1, 2):
+        model_project.runpytest_subprocess(*served, f"--callm-shard={i}/2", f"--callm-out={tmp_path / f's{i}'}")
+    shard_urls = {json.loads((tmp_path / f"s{i}" / "manifest.json").read_text())["comparable"]["model_config"]
+                  ["base_url"] for i in (1, 2)}
+    assert len(shard_urls | {base_url}) == 3  # three servers, three ports
+    assert callm(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "merged")]) == 0
+
+
 def test_callm_serve_reports_a_command_that_exits_before_it_is_ready(model_project):
     serve_config(model_project, "--exit-at-once")
     result = model_project.runpytest("--callm-model=served", "--callm-serve")

@@ -80,7 +80,7 @@ def test_a_taken_id_is_refused_with_the_next_free_one(team, capsys):
 
 @pytest.mark.parametrize("target, message", [
     ("tasks/vet_clinic/checkup", "'checkup' is not a task id: write CATEGORY-<E|M|H>NUMBER, e.g. C4-H5"),
-    ("elsewhere/C2-E3", "elsewhere: no enclosing folder is named after a pack (packs found: vet_clinic)"),
+    ("elsewhere/C2-E3", "elsewhere: no enclosing folder is named after a pack (packs found: customer_support, healthcare, legal, vet_clinic)"),
 ])
 def test_a_target_that_names_no_task_or_no_pack_is_refused(team, capsys, target, message):
     assert main(["new-task", target]) == 2

@@ -369,12 +369,13 @@ def test_registry_get_of_unknown_pack_raises_key_error_listing_known_packs():
         registry.get("dental_office")
     message = str(info.value)
     assert "'dental_office'" in message
-    assert "known: vet_clinic" in message
+    assert "known: " in message and "vet_clinic" in message.partition("known: ")[2]
 
 
 def test_registry_get_loads_a_known_pack():
     registry = PackRegistry([EXAMPLE_PACK.parent])
-    assert registry.names() == ["vet_clinic"]
+    assert "vet_clinic" in registry.names() and "legal" in registry.names()  # the suite's packs answer too
+    assert PackRegistry([EXAMPLE_PACK.parent], suite=False).names() == ["vet_clinic"]
     pack = registry.get("vet_clinic")
     assert pack.name == "vet_clinic"
     assert registry.get("vet_clinic") is pack

@@ -192,3 +192,69 @@ def test_a_second_run_into_a_folder_in_use_is_refused_and_a_dead_runs_lock_is_ta
     assert (out / ".lock").read_text().strip() == str(holder.pid)
     proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def folder_contents(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def started_run(out: Path) -> None:
+    """A run folder as a run leaves it just after it opened: its manifest and nothing played yet."""
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    import shutil
+
+    shutil.rmtree(out / "trajectories")
+    for name in ("report.json", "report.html"):
+        (out / name).unlink(missing_ok=True)
+
+
+def test_a_second_run_refused_while_the_first_plays_changes_nothing_in_its_folder(tmp_path):
+    out = tmp_path / "run"
+    started_run(out)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        before = folder_contents(out)
+        proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+        usage_error(proc, f"{out} is in use by another run (pid {holder.pid})")
+        assert folder_contents(out) == before  # the first run's manifest above all
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_run_refused_for_other_settings_leaves_a_folder_that_holds_only_a_manifest_alone(tmp_path):
+    out = tmp_path / "run"
+    started_run(out)
+    before = folder_contents(out)
+    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=2", check=False)
+    usage_error(proc, "holds a run made with other settings or inputs (attempts)")
+    assert folder_contents(out) == before
+
+
+def served_comparable(port: int, **changes) -> dict:
+    config = {"name": "served", "model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "source": "/a/served.toml",
+              "calls_in_flight": 4, "serve": {"command": ["vllm", "serve", "{model}"], "ready_timeout_s": 900.0},
+              "sampling": {"temperature": 0.0}}
+    config.update(changes)
+    return {"model": "served", "model_config": config, "caller_config": dict(config), "attempts": 5,
+            "line": {"spec": "/a/profile.json", "profile_sha256": "ab", "seed": "s"}}
+
+
+def test_ports_paths_and_calls_in_flight_never_block_a_resume_merge_or_comparison():
+    from pytest_callm.saved.rundir import result_differences
+
+    one = served_comparable(40001)
+    other = served_comparable(40002, source="/b/served.toml", calls_in_flight=1,
+                              serve={"command": ["vllm", "serve", "{model}"], "ready_timeout_s": 60.0})
+    other["line"] = {"spec": "/elsewhere/profile.json", "profile_sha256": "ab", "seed": "s"}
+    assert result_differences(one, other) == []
+    # What changes a result is still named.
+    assert result_differences(one, served_comparable(40002, sampling={"temperature": 0.7})) == [
+        "caller_config.sampling.temperature", "model_config.sampling.temperature"]
+    assert result_differences(one, served_comparable(40001, base_url="https://api.example.com:8443/v1")) == [
+        "caller_config.base_url", "model_config.base_url"]
+    changed_line = served_comparable(40001)
+    changed_line["line"] = {"spec": "/a/profile.json", "profile_sha256": "cd", "seed": "s"}
+    assert result_differences(one, changed_line) == ["line.profile_sha256"]

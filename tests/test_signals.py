@@ -50,3 +50,38 @@ def test_sigterm_to_the_main_process_stops_everything_and_says_so(pytester, open
     saved_now = len(list(run.glob("trajectories/*/*/attempt-*.json")))
     assert f"callm: interrupted: {saved_now} of 20 attempts saved; resume with pytest" in text, text[-3000:]
     assert not (run / ".lock").exists()
+
+
+SIGTERM_WHILE_THE_PAGE_IS_WRITTEN = '''
+import os
+import signal
+
+import pytest_callm.report.report_html as report_html
+
+page_writer = report_html.write_html_report
+
+
+def sigterm_then_write(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM)  # the stop arrives as the page is being written
+    return page_writer(*args, **kwargs)
+
+
+report_html.write_html_report = sigterm_then_write
+'''
+
+
+def test_sigterm_while_the_report_page_is_written_says_saved_and_how_to_resume(pytester):
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS / "C2-E1", pytester.path / "tasks" / "vet_clinic" / "C2-E1")
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "conftest.py").write_text(SIGTERM_WHILE_THE_PAGE_IS_WRITTEN)
+    run = pytester.path / "run"
+    result = pytester.runpytest_subprocess("--callm-model=oracle", f"--callm-out={run}", "-p", "no:cacheprovider")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED, text
+    assert "Traceback" not in text and "INTERNALERROR" not in text, text
+    assert f"callm: interrupted: 5 of 5 attempts saved; resume with pytest" in text, text
+    assert not (run / "report.html").exists() and not (run / ".lock").exists()
+    (pytester.path / "conftest.py").unlink()
+    resumed = pytester.runpytest_subprocess("--callm-model=oracle", f"--callm-resume={run}", "-p", "no:cacheprovider")
+    assert resumed.ret == 0 and (run / "report.html").is_file(), resumed.stdout.str()

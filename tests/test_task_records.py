@@ -65,3 +65,58 @@ def test_a_row_the_schema_refuses_is_named_and_no_call_is_made(http):
     assert "UNIQUE" in r.json()["caller_safe_message"]
     state = http.get(f"/packs/{PACK}/state", headers={CALL_ID_HEADER: call_id})
     assert state.status_code == 404  # the half-made file was never linked into place
+
+
+# --- records that do not fit the pack: refused as the task loads, in every command ---------------
+
+MISFITS = {
+    "unknown-table": ({"kennels": [{"id": "k1"}]}, "$.records.kennels: the pack has no table 'kennels'"),
+    "unknown-column": ({"owners": [{**NOVA, "shoe_size": 9}]}, "$.records.owners[0]: table 'owners' has no column 'shoe_size'"),
+    "duplicate-key": ({"owners": [NOVA, NOVA]}, "$.records.owners[1]: the pack's schema refuses this row (UNIQUE constraint failed"),
+    "not-null": ({"owners": [{**NOVA, "full_name": None}]}, "$.records.owners[0]: the pack's schema refuses this row (NOT NULL"),
+}
+
+
+@pytest.fixture
+def misfit_project(pytester):
+    import shutil
+
+    from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS / "C2-E1", pytester.path / "tasks" / "vet_clinic" / "C2-E1")
+    shutil.copytree(EXAMPLE_TASKS / "C2-E2", pytester.path / "tasks" / "vet_clinic" / "C2-E2")
+    pytester.makeini("[pytest]\n")
+    return pytester
+
+
+def give_records(project, records: dict) -> str:
+    path = project.path / "tasks" / "vet_clinic" / "C2-E1" / "task.json"
+    data = json.loads(path.read_text())
+    data["records"] = records
+    path.write_text(json.dumps(data))
+    return str(path.relative_to(project.path))
+
+
+@pytest.mark.parametrize("case", MISFITS, ids=list(MISFITS))
+def test_records_that_do_not_fit_the_pack_are_refused_as_the_task_loads(misfit_project, case):
+    records, line = MISFITS[case]
+    name = give_records(misfit_project, records)
+    result = misfit_project.runpytest_subprocess("--callm-model=oracle", "--callm-attempts=1", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)  # the other task plays; this one is never played
+    text = result.stdout.str()
+    assert f"{name}: {line}" in text.replace(str(misfit_project.path) + "/", ""), text
+    assert "attempts not scored (in no denominator): 0" in text, text
+
+
+@pytest.mark.parametrize("command", ["lint", "lock"])
+def test_lint_and_lock_name_records_that_do_not_fit_in_one_line(misfit_project, command, capsys, monkeypatch):
+    from pytest_callm.cli import main
+
+    records, line = MISFITS["unknown-column"]
+    name = give_records(misfit_project, records)
+    monkeypatch.chdir(misfit_project.path)
+    code = main([command, "tasks/vet_clinic/C2-E1"])
+    out = capsys.readouterr()
+    assert code != 0 and "Traceback" not in out.out + out.err
+    assert f"{name}: {line}" in (out.out + out.err).replace(str(misfit_project.path) + "/", ""), out

@@ -222,12 +222,15 @@ class CallmState:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus) -> None:
         self.run.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED, stopped=bool(session.shouldstop))
+        if self.run.interrupted:  # also when the stop came while the report was being written
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
         if self.run.write_failure is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # no report.json: a CI job must not count it a success
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self.worker is None:
-            write_summary(self.run, terminalreporter, interrupted=exitstatus == pytest.ExitCode.INTERRUPTED,
+            write_summary(self.run, terminalreporter,
+                          interrupted=exitstatus == pytest.ExitCode.INTERRUPTED or self.run.interrupted,
                           loops=self.loops, not_collected=self.not_collected)
 
     @pytest.hookimpl(tryfirst=True)

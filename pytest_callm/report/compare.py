@@ -33,7 +33,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from pytest_callm.saved.reader import RunReadError, SavedRun, read_run
-from pytest_callm.saved.rundir import differences
+from pytest_callm.saved.rundir import result_differences
 
 OVERALL = "all industries"
 REFUSED_HASHES = (("tasks", "task-set hash"), ("verifier", "verifier hash"))
@@ -159,7 +159,7 @@ def notes(runs: list[Run]) -> list[str]:
     refused = {f"hashes.{key}" for key, _ in REFUSED_HASHES}
     out = []
     for run in runs[1:]:
-        changed = [d for d in differences(base.comparable, run.comparable) if d not in refused]
+        changed = [d for d in result_differences(base.comparable, run.comparable) if d not in refused]
         if run.k != base.k:
             changed.append(f"k ({run.k} vs {base.k})")
         if changed:

@@ -66,6 +66,7 @@ from pytest_callm.report.builder import Builder
 from pytest_callm.report.formatting import PAGE_NAME, STYLESHEET, count, ms, pct, show, task_page, usd
 from pytest_callm.report.redaction import secret_variables, strike_secrets
 from pytest_callm.report.sources import ReportError
+from pytest_callm.saved.rundir import RunDirError
 
 
 SHOWN_CHARS = 10_000  # a value on a page: a long tool result reads whole, a model's flood does not
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         path = write_html_report(args.run_dir, args.industries, out=args.output)
-    except ReportError as e:
+    except (ReportError, RunDirError) as e:  # RunDirError: a saved attempt's seed is missing or unreadable
         print(f"callm report: {e}", file=sys.stderr)
         return 2
     print(f"report written to {path}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_callm.saved.reader import RunReadError, read_object
+from pytest_callm.saved.reader import SHAPES, RunReadError, read_object
 from pytest_callm.task.pack import Pack, PackError, default_industries, discover_packs, load_pack
 
 class ReportError(Exception):
@@ -21,7 +21,7 @@ class ReportError(Exception):
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object of the run (its manifest, its report), None when the file is not there."""
     try:
-        return read_object(path)
+        return read_object(path, shape=SHAPES.get(path.name))
     except RunReadError as e:
         raise ReportError(str(e)) from None
 
@@ -79,8 +79,11 @@ def pack_folders(run_dir: Path, task_paths: list[Path]) -> list[Path]:
                 continue
             seen.add(folder)
             dirs.extend([folder / "industries", *default_industries(folder)])
+    from pytest_callm.task.benchmark import suite_pack_folder
+
+    suite = suite_pack_folder()  # last: the installed benchmark's packs, wherever the run's tasks were
     unique: list[Path] = []
-    for d in dirs:
+    for d in [*dirs, *([suite] if suite is not None else [])]:
         if d not in unique and d.is_dir():
             unique.append(d)
     return unique

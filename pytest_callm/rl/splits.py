@@ -145,7 +145,8 @@ def main(argv: list[str]) -> int:
         description="refuse a training set that shares task ids or near-identical answer keys with the evaluation set")
     parser.add_argument("paths", nargs="+", type=Path, help="the training set's task files or folders")
     parser.add_argument("--eval", dest="evaluation", action="append", type=Path,
-                        help="the evaluation set (repeatable; default: tasks/, the locked suite)")
+                        help="the evaluation set (repeatable; default: tasks/ where it runs, else the installed "
+                             "suite's locked tasks)")
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
     parser.add_argument("--threshold", type=float, default=NEAR_IDENTICAL,
@@ -153,10 +154,13 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not 0 < args.threshold <= 1:
         parser.error(f"--threshold {args.threshold}: must be more than 0 and at most 1")
+    from pytest_callm.task.benchmark import locked_tasks
+
+    args.evaluation = args.evaluation or [locked_tasks()]
     try:
         packs = PackRegistry(default_industries(Path.cwd()) + args.industries)
         training, train_problems = load_tasks(args.paths, packs)
-        evaluation, eval_problems = load_tasks(args.evaluation or [Path("tasks")], packs)
+        evaluation, eval_problems = load_tasks(args.evaluation, packs)
     except PackError as e:
         print(e, file=sys.stderr)
         return 2
@@ -165,7 +169,7 @@ def main(argv: list[str]) -> int:
     for line in eval_problems:
         print(f"evaluation set does not load: {line}")
     for label, tasks, problems, paths in (("training", training, train_problems, args.paths),
-                                          ("evaluation", evaluation, eval_problems, args.evaluation or ["tasks"])):
+                                          ("evaluation", evaluation, eval_problems, args.evaluation)):
         if not tasks and not problems:
             print(f"{label} set: no task files in {', '.join(map(str, paths))}")
             return 2

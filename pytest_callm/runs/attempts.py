@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_callm.task.pack import Pack
 from pytest_callm.runs.in_flight import CallsInFlight
-from pytest_callm.saved.rundir import RunDir
+from pytest_callm.saved.rundir import RunDir, RunDirError
 from pytest_callm.saved.seed_state import seed_state
 from pytest_callm.call.engine import Watch
 from pytest_callm.runs.runtime import Participants, Runtime
@@ -103,7 +103,10 @@ class AttemptRunner:
         if ahead is not None:
             return ahead.result()
         if self.rescore_from is not None:
-            saved = self.rescore_from.load_attempt(*key)
+            try:
+                saved = self.rescore_from.load_attempt(*key)
+            except RunDirError as e:  # its seed is missing or unreadable: named, like a missing attempt
+                raise MissingTrajectory(str(e)) from None
             if saved is None:
                 raise MissingTrajectory(f"{self.rescore_from.path} holds no complete trajectory of "
                                         f"{task.industry}/{task.task_id} attempt {attempt}")

@@ -26,6 +26,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.saved import files
 from pytest_callm.saved.reader import SHARD, RunReadError, read_run, require_shard
 from pytest_callm.saved.rundir import RunDir, digest_of_files, task_file_name, write_json
 
@@ -112,7 +113,7 @@ def build_report(attempts: list[dict[str, Any]], model: str | None, k: int, line
 
 def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     """Join shard run directories into the run directory `out`; returns the merged report."""
-    from pytest_callm.saved.rundir import differences
+    from pytest_callm.saved.rundir import result_differences
 
     if not dirs:
         raise MergeError("no shard run directories given")
@@ -135,7 +136,7 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
     seen: dict[int, Path] = {}
     for d, manifest, record, _ in shards:
         comparable = manifest.get("comparable") or {}
-        changed = differences(base, _without_task_files(comparable))
+        changed = result_differences(base, _without_task_files(comparable))
         if manifest.get("k") != first_manifest.get("k"):
             changed.append("k")
         if changed:
@@ -195,7 +196,7 @@ def merge_runs(dirs: list[Path], out: Path) -> dict[str, Any]:
         for d, *_ in shards:
             for part in ("seeds", "trajectories"):  # seeds first: the trajectories' final states name them
                 if (d / part).is_dir():
-                    shutil.copytree(d / part, out / part, dirs_exist_ok=True)
+                    shutil.copytree(d / part, out / part, dirs_exist_ok=True, ignore=files.only_files_and_folders)
         # Tasks written in Python run in shard 1 only: their hash and count are its.
         one = next(manifest for _, manifest, record, _ in shards if record["index"] == 1)
         hashes = {k: v for k, v in first_manifest["comparable"]["hashes"].items() if k != "python_tasks"}

@@ -31,11 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.saved import files, shapes
 from pytest_callm.saved.rundir import FORMAT, REPORT_FORMAT
 
 MANIFEST = "manifest.json"
 REPORT = "report.json"
 SHARD = "shard.json"  # the same name as merge.SHARD_FILE (merge imports this module, not the other way)
+SHAPES = {MANIFEST: shapes.MANIFEST, REPORT: shapes.REPORT, SHARD: shapes.SHARD}  # what each file's fields hold
 
 
 class RunReadError(Exception):
@@ -72,11 +74,12 @@ class SavedRun:
         return self.summary.get("k", self.report.get("k"))
 
 
-def read_object(path: Path, missing: str | None = None) -> dict[str, Any] | None:
+def read_object(path: Path, missing: str | None = None, shape: Any = None) -> dict[str, Any] | None:
     """A JSON object from `path`; `missing` is the whole message when the file is not there (None:
-    a missing file is None). The one reader of a run's JSON files: the report's pages use it too."""
+    a missing file is None); `shape`: the types its fields must have (shapes.py). The one reader of a
+    run's JSON files: the report's pages use it too."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(files.read_text(path))
     except FileNotFoundError:
         if missing is None:
             return None
@@ -87,6 +90,9 @@ def read_object(path: Path, missing: str | None = None) -> dict[str, Any] | None
         raise RunReadError(f"{path}: not JSON ({e})") from None
     if not isinstance(data, dict):
         raise RunReadError(f"{path}: not a JSON object")
+    wrong = shapes.problem(data, shape) if shape is not None else None
+    if wrong:
+        raise RunReadError(f"{path}: {wrong}")
     return data
 
 
@@ -103,16 +109,16 @@ def read_run(path: Path | str, *, shard: bool = False) -> SavedRun:
         raise RunReadError(f"{path}: no such directory")
     if not path.is_dir():
         raise RunReadError(f"{path}: not a directory (a run directory holds {MANIFEST} and {REPORT})")
-    manifest = read_object(path / MANIFEST, f"{path}: no {MANIFEST} (not a run directory)")
+    manifest = read_object(path / MANIFEST, f"{path}: no {MANIFEST} (not a run directory)", SHAPES[MANIFEST])
     _format(path / MANIFEST, manifest, FORMAT)
     report = read_object(path / REPORT, f"{path}: the run did not finish (no {REPORT}; resume it with "
-                                         f"--callm-resume={path}, or rescore it)")
+                                         f"--callm-resume={path}, or rescore it)", SHAPES[REPORT])
     _format(path / REPORT, report, REPORT_FORMAT)
     if not isinstance(report.get("summary"), dict):
         raise RunReadError(f"{path / REPORT}: no summary")
     record = None
     if shard or (path / SHARD).exists():
-        record = read_object(path / SHARD, _not_a_shard(path))
+        record = read_object(path / SHARD, _not_a_shard(path), SHAPES[SHARD])
     return SavedRun(path, manifest, report, record)
 
 

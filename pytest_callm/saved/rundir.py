@@ -40,6 +40,7 @@ from typing import Any
 
 from pytest_callm import __version__
 from pytest_callm.model import redact
+from pytest_callm.saved import files
 from pytest_callm.saved.seed_state import compress, rebuild_state
 from pytest_callm.saved.slim import fill, slim
 from pytest_callm.task.benchmark import benchmark_root
@@ -78,7 +79,7 @@ class RunDirWriteError(OSError):
 @functools.lru_cache(maxsize=16)
 def _read_seed(path: str) -> dict[str, Any]:
     """A saved seed state, read once a process (it never changes: its name is its content's hash)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return json.loads(files.read_text(Path(path)))
 
 
 def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
@@ -209,6 +210,54 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
             "caller": caller_record(model_config, caller_config, custom_caller)}
 
 
+# What a manifest records of a model config but no result depends on: where its file lies, how many
+# calls its server carries at once, how long it may take to start. Never compared (below).
+CONFIG_FIELDS_NOT_RESULTS = ("source", "calls_in_flight")
+SERVE_FIELDS_NOT_RESULTS = ("ready_timeout_s",)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _without_loopback_port(url: Any) -> Any:
+    """A model server on this machine is the same server on any port (--callm-serve takes a free one
+    each run): its URL without the port."""
+    if not isinstance(url, str):
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.hostname not in LOOPBACK_HOSTS or parts.port is None:
+            return url
+    except ValueError:
+        return url
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return urlunsplit(parts._replace(netloc=host))
+
+
+def results_part(comparable: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a `comparable` part that can change a result. Ports, paths and counts of
+    workers or calls in flight change none, so they never block a resume, a merge or a comparison:
+    every check of two runs' settings compares this part (`result_differences`)."""
+    out = dict(comparable)
+    for key in ("model_config", "caller_config"):
+        config = out.get(key)
+        if isinstance(config, dict):
+            config = {k: v for k, v in config.items() if k not in CONFIG_FIELDS_NOT_RESULTS}
+            config["base_url"] = _without_loopback_port(config.get("base_url"))
+            if isinstance(config.get("serve"), dict):
+                config["serve"] = {k: v for k, v in config["serve"].items() if k not in SERVE_FIELDS_NOT_RESULTS}
+            out[key] = config
+    line = out.get("line")
+    if isinstance(line, dict) and line.get("profile_sha256"):  # the profile's content, wherever its file lies
+        out["line"] = {k: v for k, v in line.items() if k != "spec"}
+    return out
+
+
+def result_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Where two runs' `comparable` parts differ in a setting that can change a result, as dotted paths."""
+    return differences(results_part(old), results_part(new))
+
+
 def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
     """Where two `comparable` parts differ, as dotted paths."""
     out = []
@@ -234,7 +283,7 @@ class RunDir:
     def manifest(self) -> dict[str, Any] | None:
         """The saved manifest, None when there is none. Raises RunDirError for one that is not a manifest."""
         try:
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            data = json.loads(files.read_text(self.manifest_path))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:
@@ -320,7 +369,7 @@ class RunDir:
         old = self.manifest()
         if old is None:
             return False
-        changed = differences(old.get("comparable", {}), manifest["comparable"])
+        changed = result_differences(old.get("comparable", {}), manifest["comparable"])
         if changed:
             raise RunDirError(
                 f"{self.path} holds a run made with other settings or inputs ({', '.join(changed)}); "
@@ -330,7 +379,8 @@ class RunDir:
 
     def remove_if_unused(self) -> bool:
         """Remove a folder this run made and never used (no attempt saved, no report): a run stopped
-        before it played anything leaves no folder that looks like a run. True when removed."""
+        before it played anything leaves no folder that looks like a run. True when removed.
+        Called while the folder is still locked (no other run can open it meanwhile); the lock goes last."""
         if any((self.path / "trajectories").glob("*/*/attempt-*.json")) or (self.path / "report.json").exists():
             return False
         for name in ("manifest.json", "shard.json", "report/style.css"):
@@ -343,6 +393,7 @@ class RunDir:
                 folder.rmdir()
             except OSError:
                 pass
+        self.unlock()
         try:
             self.path.rmdir()
         except OSError:
@@ -403,6 +454,9 @@ class RunDir:
         except FileNotFoundError:
             raise RunDirError(f"{self.seed_path(industry, diff['seed'])} is missing: the saved final states of "
                               f"{industry} cannot be rebuilt without it") from None
+        except (OSError, ValueError, RecursionError) as e:  # a FIFO, a torn or hand-edited file
+            raise RunDirError(f"{self.seed_path(industry, diff['seed'])}: cannot be read ({e}): the saved final "
+                              f"states of {industry} cannot be rebuilt without it") from None
         full = {k: v for k, v in trajectory.items() if k != "final_state_diff"}
         full["final_state"] = rebuild_state(seed, diff["tables"])
         return {**data, "trajectory": full}
@@ -414,8 +468,8 @@ class RunDir:
 
     def read_attempt(self, path: Path) -> dict[str, Any] | None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError, RecursionError):
+            data = json.loads(files.read_text(path))
+        except (OSError, ValueError, RecursionError):  # missing, a FIFO, torn: not a saved attempt
             return None
         if not isinstance(data, dict) or data.get("format") not in READABLE_TRAJECTORY_FORMATS \
                 or not data.get("complete") or not isinstance(data.get("trajectory"), dict):

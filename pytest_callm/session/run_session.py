@@ -117,6 +117,10 @@ class RunSession:
         self.concurrency = settings.concurrency or default_concurrency(workers, limit)
         self.started = False  # the run was opened (`open`): it has a folder, and ends with a report
         self.resuming = False
+        # This process took the folder for a new run (locked it, wrote its manifest): only then may it
+        # remove the folder as unused. A refused run (another run holds the folder, or its settings
+        # differ) owns nothing in it, so it removes nothing, least of all the other run's manifest.
+        self.owns_new_folder = False
         self.total, self.started_at = 0, time.monotonic()
         self.results: list[dict[str, Any]] = []
         self._summary: tuple[int, Any] | None = None  # (results counted, their summary): see summary()
@@ -219,6 +223,7 @@ class RunSession:
         option = "resume" if self.settings.resume else "out"
         try:
             self.resuming = self.run_dir.open_run(manifest, self.rescore_from)
+            self.owns_new_folder = not self.resuming and self.rescore_from is None
         except RunDirError as e:
             raise RunUsageError(f"--callm-{option}: {e}") from None
         except OSError as e:  # a read-only or full folder: nothing was played, nothing is lost
@@ -336,6 +341,11 @@ class RunSession:
                 self.write_report()
             except RunDirWriteError as e:
                 self.write_failure = e
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the report was written: every attempt
+                # is saved, report.json is whole or absent (written atomically), and the page never stays
+                # behind it; the run ends as any interrupted run, with what is saved and how to resume.
+                (self.run_dir.path / "report.html").unlink(missing_ok=True)
+                self.interrupted = interrupted = True
         # After every worker is done (xdist) or the last item ran: one request at a time, from here.
         if self.worker is not None or not self.latency_parts or stopped or interrupted:
             return
@@ -358,9 +368,9 @@ class RunSession:
         if self.runner is not None:  # closed by the pytest layer's runtime fixture, unless no item set it up
             self.runner.close()
         if self.run_dir is not None:
-            self.run_dir.unlock()
-            if self.unused_run_dir():
+            if self.unused_run_dir():  # still locked: no other run can open the folder meanwhile
                 self.run_dir.remove_if_unused()
+            self.run_dir.unlock()
         self.models.stop_servers()
 
     # --- what a stopped run says ----------------------------------------------------------------
@@ -379,8 +389,7 @@ class RunSession:
 
     def unused_run_dir(self) -> bool:
         """Whether this process made the run folder (a new run, on the controller) and played nothing into it."""
-        return (self.started and not self.resuming and self.rescore_from is None and not self.results
-                and self.worker is None)
+        return self.owns_new_folder and not self.results and self.worker is None
 
     def interrupted_line(self) -> str | None:
         """`interrupted: 7 of 20 attempts saved; resume with pytest ... --callm-resume=DIR`."""

@@ -33,6 +33,26 @@ def benchmark_industries() -> Path:
     return benchmark_root() / "industries"
 
 
+def suite_pack_folder() -> Path | None:
+    """The benchmark's industry packs, or None where no benchmark is installed (a bare package)."""
+    try:
+        return benchmark_industries()
+    except FileNotFoundError:
+        return None
+
+
+def locked_tasks() -> Path:
+    """The locked suite a command compares with by default: `tasks/` where it runs, when there is one
+    (a checkout, a project that keeps its own), else the installed benchmark's."""
+    here = Path("tasks")
+    if here.is_dir():
+        return here
+    try:
+        return benchmark_tasks()
+    except FileNotFoundError:
+        return here  # named as missing by the command that reads it
+
+
 if __name__ == "__main__":  # `python -m pytest_callm.task.benchmark tasks|industries`: a folder, for a shell
     import sys
 

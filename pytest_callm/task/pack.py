@@ -9,13 +9,10 @@ or raises `PackError` listing every problem it found, so a broken pack is one re
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import math
-import importlib.util
 import json
 import re
 import sqlite3
-import sys
 import tomllib
 from collections.abc import Iterable
 from functools import lru_cache
@@ -31,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 from pytest_callm.normalize import KINDS, ValueKinds
 from pytest_callm.normalize import date as date_kind
 from pytest_callm.normalize import money as money_kind
+from pytest_callm.task.pack_code import PackCodeExited, import_pack_file, inside_pack  # noqa: F401  (importable from here)
 from pytest_callm.toolkit import ToolRegistry
 from pytest_callm.task.words_spec import WordsSpec, load_words
 
@@ -326,18 +324,6 @@ def _read_json(path: Path, problems: list[str], shape: str) -> Any:
     return data
 
 
-def import_pack_file(pack_dir: Path, name: str, filename: str) -> Any:
-    """Import a pack's Python file (`tools.py`, `adversaries.py`) under a name of its own folder, so
-    two copies of a pack never share a module. Raises what the file raises."""
-    stem = Path(filename).stem
-    module_name = f"callm_pack_{name}_{stem}_{hashlib.sha1(str(pack_dir.resolve()).encode()).hexdigest()[:12]}"
-    spec = importlib.util.spec_from_file_location(module_name, pack_dir / filename)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistry:
     path = pack_dir / "tools.py"
     if not path.is_file():
@@ -397,9 +383,12 @@ def load_pack(pack_dir: Path) -> Pack:
     agents: dict[str, Agent] = {}
     for agent_name, spec in raw_agents.items():
         prompt_rel = spec.get("prompt", f"prompts/{agent_name}.md")
-        prompt_path = pack_dir / prompt_rel
-        prompt = prompt_path.read_text(encoding="utf-8") if prompt_path.is_file() else ""
-        if not prompt.strip():
+        prompt_path = inside_pack(pack_dir, prompt_rel)
+        prompt = prompt_path.read_text(encoding="utf-8") if prompt_path is not None and prompt_path.is_file() else ""
+        if prompt_path is None:
+            problems.append(f"{BLUEPRINT}: agents.{agent_name}.prompt: {prompt_rel!r} is outside the pack's folder "
+                            "(a pack reads only its own files)")
+        elif not prompt.strip():
             problems.append(f"agent {agent_name!r}: prompt {prompt_rel} is missing or empty")
         agents[agent_name] = Agent(agent_name, prompt, tuple(spec.get("tools", [])))
     entry = blueprint.get("entry_agent")
@@ -579,11 +568,23 @@ def _table_columns(schema_sql: str, seed_sql: str, problems: list[str]) -> dict[
 
 
 class PackRegistry:
-    """Packs of one session: discovered once, each loaded and checked on first use."""
+    """Packs of one session: discovered once, each loaded and checked on first use.
 
-    def __init__(self, dirs: Iterable[Path]):
+    After `dirs`, the installed benchmark's packs answer for the names none of them holds, wherever the
+    tasks are (generated tasks written outside the repository name `legal`): pytest and every `callm`
+    command find the suite's packs alike, and a project's own pack of the same name wins."""
+
+    def __init__(self, dirs: Iterable[Path], suite: bool = True):
+        from pytest_callm.task.benchmark import suite_pack_folder
+
         self.dirs = [Path(d) for d in dirs]
         self.paths = discover_packs(self.dirs)
+        folder = suite_pack_folder() if suite else None
+        if folder is not None and folder.is_dir():
+            for name, path in discover_packs([folder]).items():
+                self.paths.setdefault(name, path)
+            if all(folder.resolve() != d.resolve() for d in self.dirs):
+                self.dirs.append(folder)
         self._loaded: dict[str, Pack | PackError] = {}
 
     def names(self) -> list[str]:

@@ -199,7 +199,9 @@ def _expected_calls(raw: list[dict[str, Any]]) -> list[ExpectedCall]:
 
 
 def check_against_pack(data: dict[str, Any], pack: Pack) -> list[str]:
-    problems = []
+    from pytest_callm.task.task_records import records_problems
+
+    problems = records_problems(data.get("records"), pack.schema_sql, pack.seed_sql)
     for i, entry in enumerate(data["exp_handoff_path"]):
         if pack.agent_of_path_entry(entry) is None:
             problems.append(f"$.exp_handoff_path[{i}]: {entry!r} is neither an agent nor a handoff tool of pack "

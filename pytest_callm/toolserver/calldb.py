@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import sqlite3
+import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -122,6 +123,8 @@ class CallStore:
         self.keep_files = keep_files  # a finished call's file stays, for debugging (--callm-keep-calls)
         self._live: set[str] = set()  # the calls this store created or opened and has not removed
         self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
+        # The server runs each request in a thread of its own (lanes.py): the tables above change under this lock.
+        self._guard = threading.RLock()
         self.root = Path(root) / pack.name
         self.root.mkdir(parents=True, exist_ok=True)
         self.template = self.root / ".seed.sqlite"  # a dot: outside the call-id alphabet, never a call
@@ -147,6 +150,10 @@ class CallStore:
 
     def open(self, call_id: str, records: Records | None = None) -> sqlite3.Connection:
         """The call's database, created from the seed (plus the task's own `records`) on first use."""
+        with self._guard:
+            return self._open(call_id, records)
+
+    def _open(self, call_id: str, records: Records | None) -> sqlite3.Connection:
         path = self.path(call_id)
         if not path.exists():
             if len(self._live) >= self.max_live:
@@ -172,10 +179,11 @@ class CallStore:
     def remove(self, call_id: str) -> None:
         """Delete a finished call's database: a long run's disk use stays flat. A store that keeps its
         files only closes the call's connection (each holds about 250 KB while open)."""
-        db = self._recent.pop(call_id, None)
+        with self._guard:
+            db = self._recent.pop(call_id, None)
+            self._live.discard(call_id)
         if db is not None:
             db.close()
-        self._live.discard(call_id)
         path = self.path(call_id)
         if self.keep_files:
             return
@@ -185,12 +193,13 @@ class CallStore:
     def connection(self, call_id: str, records: Records | None = None) -> sqlite3.Connection:
         """A connection kept open for the call's next request (opening one costs more than a tool).
 
-        For one thread only: the tool server's event loop. Everything else uses `open()`.
+        One call's requests use it in turn (the server's lanes), whichever thread each runs in.
         """
-        db = self._recent.pop(call_id, None) or self.open(call_id, records)
-        self._recent[call_id] = db
-        while len(self._recent) > self.KEEP_OPEN:
-            self._recent.popitem(last=False)[1].close()
+        with self._guard:
+            db = self._recent.pop(call_id, None) or self._open(call_id, records)
+            self._recent[call_id] = db
+            while len(self._recent) > self.KEEP_OPEN:
+                self._recent.popitem(last=False)[1].close()
         return db
 
     def snapshot(self, call_id: str) -> dict[str, list[dict[str, Any]]]:

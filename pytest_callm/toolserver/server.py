@@ -29,12 +29,10 @@ import hmac
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import sqlite3
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -49,15 +47,15 @@ from fastapi.responses import JSONResponse
 from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_HEADER, MAX_LIVE_CALLS, REPLIES_DDL,
                                             REPLIES_TABLE, REQUEST_HEADER, SERVER_KEEPALIVE_S, TOKEN_ENV, TOKEN_HEADER,
                                             CallStore, TooManyCalls, valid_call_id, valid_records)
+from pytest_callm.toolserver.scratch import DATA_DIR_PREFIX, OWNER_FILE, ScratchDir, sweep_leftovers  # noqa: F401
+from pytest_callm.toolserver.lanes import TOOL_TIME_BOUND_S, Lanes, LaneTimedOut
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
-from pytest_callm.task.pack import Pack
+from pytest_callm.task.pack import Pack, PackCodeExited
 from pytest_callm.front_desk import TOKENS_TABLE
 from pytest_callm.toolkit import SESSION_TABLE, Session, ToolContext, ToolError, envelope
 
 SORRY = "Sorry, something went wrong on my side with that request."
-DATA_DIR_PREFIX = "callm-calls-"  # the server's scratch folders under the system temp folder
-OWNER_FILE = "owner.pid"  # in each: the pid of the server that owns it (leftovers of a killed one are swept)
 Mount = Callable[[FastAPI], None]  # adds routes to the tool server's app
 # The largest request body any route reads. The engine sends at most MAX_ARGUMENT_CHARS characters
 # of arguments, each at most 12 bytes once JSON-escaped (an astral character as two escaped
@@ -218,6 +216,9 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
             if audit is not None:
                 audit.update(touched(False))
             return result
+        except SystemExit as e:  # the pack's failure, like any crash of its code: never the server's end
+            db.execute("ROLLBACK")
+            raise PackCodeExited.of(f"{pack.name}.{name}", e) from None
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -233,11 +234,18 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
 
 
 def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] = (),
-               max_live_calls: int = MAX_LIVE_CALLS, token: str | None = None, keep_files: bool = False) -> FastAPI:
+               max_live_calls: int = MAX_LIVE_CALLS, token: str | None = None, keep_files: bool = False,
+               tool_time_bound_s: float = TOOL_TIME_BOUND_S) -> FastAPI:
     """The app. With `token`, the call routes (`/packs/...`) answer only requests carrying it in
     `TOKEN_HEADER` (403 otherwise); `/health` and mounted routes check their own callers. With
-    `keep_files`, removing a call closes it and leaves its file in `data_dir`."""
+    `keep_files`, removing a call closes it and leaves its file in `data_dir`. A call's work runs in
+    its lane (lanes.py): a thread of its own, within `tool_time_bound_s`."""
     stores = {name: CallStore(pack, data_dir, max_live_calls, keep_files) for name, pack in packs.items()}
+    lanes = Lanes(tool_time_bound_s)
+
+    def timed_out(store: CallStore, what: str, error: LaneTimedOut) -> JSONResponse:
+        """A tool past its time bound: the pack's failure, like a crash (the engine plays the call again)."""
+        return _reply(500, envelope(False, None, "tool_timed_out", f"{store.pack.name}.{what}: {error}"))
     app = FastAPI(title="pytest-callm tool server", docs_url=None, redoc_url=None, openapi_url=None)
 
     def locate(request: Request) -> tuple[CallStore, str] | JSONResponse:
@@ -281,12 +289,15 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
             desk = desk if desk in store.pack.agents else None  # only an agent of the pack
             request_id = request.headers.get(REQUEST_HEADER)
             request_id = request_id if valid_call_id(request_id) else None
-            reply = _reply(200, run_tool(store.pack, store, call_id, tool, arguments, audit, agent=desk,
-                                         request_id=request_id))
+            result = await lanes.run((store.pack.name, call_id), lambda: run_tool(
+                store.pack, store, call_id, tool, arguments, audit, agent=desk, request_id=request_id))
+            reply = _reply(200, result)
             reply.headers[AUDIT_HEADER] = json.dumps(audit, separators=(",", ":"))
             return reply
         except TooManyCalls as e:
             return too_many(e)
+        except LaneTimedOut as e:
+            return timed_out(store, tool, e)
         except Exception as e:
             traceback.print_exc()  # for whoever runs the server; a response never carries it
             return _reply(500, envelope(False, None, "tool_crashed",
@@ -306,7 +317,11 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         store, call_id = located
         if not store.exists(call_id):
             return unknown_call(call_id)  # never a new database for a mistyped id
-        return _reply(200, envelope(True, store.snapshot(call_id)))
+        try:
+            return _reply(200, envelope(True, await lanes.run((store.pack.name, call_id),
+                                                              lambda: store.snapshot(call_id))))
+        except LaneTimedOut as e:
+            return timed_out(store, "state", e)
 
     async def start_call(request: Request) -> JSONResponse:
         located = locate(request)
@@ -323,9 +338,11 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
             return _reply(400, envelope(False, None, "bad_request",
                                         'body: {"records": {table: [{column: value, ...}, ...]}}'))
         try:
-            store.connection(call_id, records)
+            await lanes.run((store.pack.name, call_id), lambda: store.connection(call_id, records))
         except TooManyCalls as e:
             return too_many(e)
+        except LaneTimedOut as e:
+            return timed_out(store, "call", e)
         except sqlite3.Error as e:  # a row the schema refuses: the task's fault, told to its client
             return _reply(400, envelope(False, None, "bad_records", f"records do not fit the pack's schema: {e}"))
         return _reply(200, envelope(True, {"call_id": call_id}))
@@ -337,7 +354,10 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         store, call_id = located
         if not store.exists(call_id):
             return unknown_call(call_id)
-        store.remove(call_id)
+        try:
+            await lanes.run((store.pack.name, call_id), lambda: store.remove(call_id))
+        except LaneTimedOut as e:  # its file goes with the server's scratch folder
+            return timed_out(store, "call", e)
         return _reply(200, envelope(True, {"call_id": call_id}))
 
     async def not_found(request: Request, exc) -> JSONResponse:
@@ -348,9 +368,9 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
         return _reply(500, envelope(False, None, "server_error", describe_crash(exc)))
 
     # Plain request handlers (no FastAPI parameter injection): a tool request is a few
-    # sub-millisecond SQLite statements, and the injection layer cost more than the work. They are
-    # `async def` so they run inline on the loop instead of in a thread pool; one call's requests
-    # are never interleaved.
+    # sub-millisecond SQLite statements, and the injection layer cost more than the work. The work
+    # of a call runs in its lane (a thread per request, one request of a call at a time): a tool
+    # that hangs stalls its own call, never the loop.
     app.add_route("/health", health, methods=["GET"])
     app.add_route("/packs/{pack_name}/tools/{tool}", call_tool, methods=["POST"])
     app.add_route("/packs/{pack_name}/state", state, methods=["GET"])
@@ -367,53 +387,9 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
     return app
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
-
-def sweep_leftovers(temp_root: Path | None = None) -> list[Path]:
-    """Remove the scratch folders of tool servers that died without cleaning up (SIGKILL)."""
-    swept = []
-    for folder in Path(temp_root or tempfile.gettempdir()).glob(DATA_DIR_PREFIX + "*"):
-        try:
-            owner = int((folder / OWNER_FILE).read_text())
-        except (OSError, ValueError):
-            continue  # not ours to judge: no owner recorded, or being created right now
-        if not _alive(owner):
-            shutil.rmtree(folder, ignore_errors=True)
-            swept.append(folder)
-    return swept
-
-
-class _ScratchDir:
-    """The server's call folder: a fresh one in the temp folder (owned, removed at the end), or a kept one."""
-
-    def __init__(self, kept: Path | None):
-        self.kept = kept
-
-    def __enter__(self) -> Path:
-        if self.kept is not None:
-            self.kept.mkdir(parents=True, exist_ok=True)
-            return self.kept
-        sweep_leftovers()
-        self.path = Path(tempfile.mkdtemp(prefix=DATA_DIR_PREFIX))
-        (self.path / OWNER_FILE).write_text(str(os.getpid()))
-        return self.path
-
-    def __exit__(self, *exc) -> None:
-        if self.kept is None:
-            shutil.rmtree(self.path, ignore_errors=True)
-
-
 def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: bool = True,
           data_dir: Path | None = None, mounts: Iterable[Mount] = (), max_live_calls: int = MAX_LIVE_CALLS,
-          token: str | None = None) -> None:
+          token: str | None = None, tool_time_bound_s: float = TOOL_TIME_BOUND_S) -> None:
     """Serve the packs until interrupted, or (as the plugin's child) until stdin closes.
 
     Call databases live in `data_dir` when given (kept afterwards, for debugging: removing a call
@@ -426,13 +402,14 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
         pack = load_pack(Path(d))
         packs[pack.name] = pack
     keep_files = data_dir is not None
-    with _ScratchDir(data_dir) as data_dir:
+    with ScratchDir(data_dir) as data_dir:
         # IPPROTO_TCP explicitly: asyncio only sets TCP_NODELAY on accepted sockets whose protocol
         # says TCP, and without it every response waits ~40 ms for a delayed ACK.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", port))
-        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls, token, keep_files), log_level="warning",
+        config = uvicorn.Config(create_app(packs, Path(data_dir), mounts, max_live_calls, token, keep_files,
+                                           tool_time_bound_s), log_level="warning",
                                 access_log=False, lifespan="off", timeout_keep_alive=SERVER_KEEPALIVE_S)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -466,6 +443,8 @@ def server_arguments(description: str):
     parser.add_argument("--data-dir", type=Path, help="keep the call databases in this folder")
     parser.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                         help=f"live call databases per pack before new calls are refused (default {MAX_LIVE_CALLS:,})")
+    parser.add_argument("--tool-time-bound-s", type=float, default=TOOL_TIME_BOUND_S,
+                        help=f"the longest one tool call may run before it is the tool's failure (default {TOOL_TIME_BOUND_S:g})")
     return parser
 
 
@@ -476,7 +455,7 @@ def announce_ready(url: str) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = server_arguments("pytest-callm tool server (started by the plugin)").parse_args(argv)
     serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir, max_live_calls=args.max_live_calls,
-          token=os.environ.get(TOKEN_ENV) or None)
+          token=os.environ.get(TOKEN_ENV) or None, tool_time_bound_s=args.tool_time_bound_s)
 
 
 if __name__ == "__main__":

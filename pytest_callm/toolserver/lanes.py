@@ -1,0 +1,103 @@
+"""Where the tool server runs a call's work: in a thread of its own, one request of a call at a time,
+within a time bound.
+
+A tool is a pack's own code. Run on the server's event loop, one that hung (a lock, a network wait, a
+loop) froze every other call the server held, and their tools failed as infrastructure. Here each
+request's work runs in a fresh thread (a pool could be filled by hung tools; a thread costs tens of
+microseconds), and the loop only waits for it, so a slow tool delays its own call alone.
+
+One call's requests share its SQLite connection, so they take turns: each call has a lane, a lock held
+from the start of a request's work until its thread ends. A request that is not done within the bound
+(waiting for its turn included) is answered `LaneTimedOut`, the tool's failure; a thread that ran past
+it keeps its call's lane until it ends, so nothing else uses that call's connection meanwhile (later
+requests of that call time out in turn: the call is broken, and the engine plays it again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+# The longest one tool call may run (waiting behind an earlier request of its call included). A tool is a
+# few SQLite statements, well under a millisecond; this only catches one that hangs.
+TOOL_TIME_BOUND_S = 30.0
+
+
+class LaneTimedOut(Exception):
+    """A call's work did not finish within the bound."""
+
+
+def _settle(future: asyncio.Future, result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def in_own_thread(work: Callable[[], T]) -> asyncio.Future:
+    """`work()` run in a new thread; its result (or exception, SystemExit included) on the returned future."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def run() -> None:
+        try:
+            result, error = work(), None
+        except BaseException as e:  # noqa: BLE001  handed to the waiting request, whatever it is
+            result, error = None, e
+        try:
+            loop.call_soon_threadsafe(_settle, future, result, error)
+        except RuntimeError:
+            pass  # the server's loop is closed: it stopped, no one waits for this any more
+
+    threading.Thread(target=run, name="callm-tool", daemon=True).start()
+    return future
+
+
+class Lanes:
+    """One lane per call (any hashable key): its requests' work runs one at a time, each in its own thread."""
+
+    def __init__(self, bound_s: float = TOOL_TIME_BOUND_S):
+        self.bound_s = bound_s
+        self._lanes: dict[Any, list] = {}  # key -> [lock, requests holding or waiting for it]
+
+    def busy(self) -> int:
+        """Calls with work in a lane now (a hung tool's included)."""
+        return len(self._lanes)
+
+    async def run(self, key: Any, work: Callable[[], T]) -> T:
+        """`work()` in its own thread once the call's earlier requests are done; LaneTimedOut past the bound."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.bound_s
+        lane = self._lanes.setdefault(key, [asyncio.Lock(), 0])
+        lane[1] += 1
+        try:
+            await asyncio.wait_for(lane[0].acquire(), self.bound_s)
+        except TimeoutError:
+            self._leave(key, lane)
+            raise LaneTimedOut(f"an earlier request of this call still runs after {self.bound_s:g} s") from None
+        except BaseException:  # the request was cancelled (its client went away) while it waited its turn
+            self._leave(key, lane)
+            raise
+        future = in_own_thread(work)
+
+        def done(f: asyncio.Future) -> None:  # the thread ended: the lane is free again
+            if not f.cancelled():
+                f.exception()  # retrieved here too: a request that timed out no longer waits for it
+            lane[0].release()
+            self._leave(key, lane)
+
+        future.add_done_callback(done)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            raise LaneTimedOut(f"it ran past the tool time bound of {self.bound_s:g} s") from None
+
+    def _leave(self, key: Any, lane: list) -> None:
+        lane[1] -= 1
+        if lane[1] == 0 and self._lanes.get(key) is lane:
+            del self._lanes[key]

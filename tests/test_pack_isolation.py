@@ -1,0 +1,164 @@
+"""What a team's pack may do to the process that runs it: nothing beyond its own call.
+
+A copy of the example pack gains hostile tools: one that waits on a FIFO (it hangs until the test
+writes to it, an event, never a timer), one that calls sys.exit(). They run on a real tool server on
+loopback. One hung tool stalled the whole server (its tools ran on the event loop); sys.exit() in a
+tool gave a 500 outside the envelope, and in tools.py ended the run with INTERNALERROR; a prompt path
+could read any file of the machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+from pytest_callm.task.pack import PackError, load_pack
+from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer
+
+DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}
+HOSTILE_TOOLS = '''
+
+import sys as _sys
+
+
+@tools.tool
+def wait_for(ctx: ToolContext, note: str) -> dict:
+    with open(note, encoding="utf-8") as fifo:  # blocks until someone writes to the FIFO and closes it
+        return {"heard": fifo.read()}
+
+
+@tools.tool
+def exit_now(ctx: ToolContext, note: str) -> dict:
+    _sys.exit(note)
+'''
+
+
+def note_tool(name: str) -> dict:
+    return {"type": "function", "function": {
+        "name": name, "description": f"Test tool {name}.",
+        "parameters": {"type": "object", "properties": {"note": {"type": "string"}},
+                       "required": ["note"], "additionalProperties": False}}}
+
+
+def copy_pack(root: Path, name: str = "vet_clinic") -> Path:
+    pack = root / name
+    shutil.copytree(EXAMPLE_PACK, pack)
+    return pack
+
+
+@pytest.fixture(scope="module")
+def hostile_pack(tmp_path_factory):
+    root = copy_pack(tmp_path_factory.mktemp("packs"), "hostile_clinic")
+    with open(root / "tools.py", "a", encoding="utf-8") as f:
+        f.write(HOSTILE_TOOLS)
+    tools = json.loads((root / "tools.json").read_text()) + [note_tool("wait_for"), note_tool("exit_now")]
+    (root / "tools.json").write_text(json.dumps(tools))
+    blueprint = json.loads((root / "agent_blueprint.json").read_text())
+    blueprint["agents"]["records"]["tools"] += ["wait_for", "exit_now"]
+    (root / "agent_blueprint.json").write_text(json.dumps(blueprint))
+    return load_pack(root)
+
+
+def served(pack, *extra: str) -> ToolServer:
+    return ToolServer({pack.name: pack}, extra_args=extra)
+
+
+def post(http: httpx.Client, pack: str, call_id: str, tool: str, args: dict) -> httpx.Response:
+    return http.post(f"/packs/{pack}/tools/{tool}", json=args, headers={CALL_ID_HEADER: call_id})
+
+
+def release(fifo: Path, text: str = "go") -> None:
+    """Let a tool waiting on `fifo` go on (opening it for writing waits for the tool to open it too)."""
+    with open(fifo, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_other_calls_are_answered_while_one_tool_hangs(hostile_pack, tmp_path):
+    fifo = tmp_path / "hold"
+    os.mkfifo(fifo)
+    hung_call = uuid.uuid4().hex
+    with served(hostile_pack) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        answer: dict = {}
+        hung = threading.Thread(target=lambda: answer.setdefault(
+            "r", post(http, hostile_pack.name, hung_call, "wait_for", {"note": str(fifo)})))
+        hung.start()
+        try:
+            with httpx.Client(base_url=server.url, timeout=60) as other:  # its own connection
+                for _ in range(3):  # other calls, one after another, all while the tool waits
+                    r = post(other, hostile_pack.name, uuid.uuid4().hex, "verify_owner", DANA)
+                    assert r.status_code == 200 and r.json()["ok"] is True, r.text
+                assert other.get("/health").status_code == 200
+            assert hung.is_alive() and "r" not in answer  # the hung tool is still waiting: proven concurrent
+        finally:
+            release(fifo, "released")
+            hung.join()
+        assert answer["r"].status_code == 200 and answer["r"].json()["data"] == {"heard": "released"}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_tool_past_its_time_bound_is_the_tools_failure_in_the_envelope(hostile_pack, tmp_path):
+    fifo = tmp_path / "never"
+    os.mkfifo(fifo)
+    call_id = uuid.uuid4().hex
+    with served(hostile_pack, "--tool-time-bound-s", "0.5") as server, \
+            httpx.Client(base_url=server.url, timeout=60) as http:
+        try:
+            r = post(http, hostile_pack.name, call_id, "wait_for", {"note": str(fifo)})
+            assert r.status_code == 500, r.text
+            body = r.json()
+            assert set(body) == {"ok", "data", "error_code", "caller_safe_message"}
+            assert body["ok"] is False and body["error_code"] == "tool_timed_out"
+            assert "hostile_clinic.wait_for: it ran past the tool time bound of 0.5 s" in body["caller_safe_message"]
+            # The call stays held by its tool (its database is in use there); other calls go on.
+            again = post(http, hostile_pack.name, call_id, "verify_owner", DANA)
+            assert again.status_code == 500 and again.json()["error_code"] == "tool_timed_out"
+            assert post(http, hostile_pack.name, uuid.uuid4().hex, "verify_owner", DANA).json()["ok"] is True
+        finally:
+            release(fifo)
+
+
+def test_sys_exit_in_a_tool_is_a_crash_in_the_envelope_and_the_server_serves_on(hostile_pack):
+    call_id = uuid.uuid4().hex
+    with served(hostile_pack) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        r = post(http, hostile_pack.name, call_id, "exit_now", {"note": "bye"})
+        assert r.status_code == 500, r.text
+        body = r.json()
+        assert body["ok"] is False and body["error_code"] == "tool_crashed"
+        assert "hostile_clinic.exit_now called sys.exit('bye')" in body["caller_safe_message"]
+        assert post(http, hostile_pack.name, call_id, "verify_owner", DANA).json()["ok"] is True
+
+
+def test_sys_exit_in_tools_py_is_the_packs_problem_not_the_runs_end(pytester):
+    pack = copy_pack(pytester.path / "industries")
+    with open(pack / "tools.py", "a", encoding="utf-8") as f:
+        f.write("\nimport sys\nsys.exit(3)\n")
+    with pytest.raises(PackError) as info:
+        load_pack(pack)
+    assert "tools.py failed to import: PackCodeExited: vet_clinic/tools.py called sys.exit(3)" in str(info.value)
+    shutil.copytree(EXAMPLE_TASKS / "C2-E1", pytester.path / "tasks" / "vet_clinic" / "C2-E1")
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest_subprocess("--callm-model=oracle", "--callm-attempts=1", "-p", "no:cacheprovider")
+    text = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in text and result.ret not in (0, 3), text
+    assert "called sys.exit(3)" in text, text
+
+
+@pytest.mark.parametrize("prompt", ["../../etc/passwd", "/etc/passwd", "prompts/../../outside.md"])
+def test_a_prompt_path_outside_the_pack_is_refused_naming_file_and_field(tmp_path, prompt):
+    pack = copy_pack(tmp_path / "industries")
+    (tmp_path / "industries" / "outside.md").write_text("You are a system prompt read from outside the pack.")
+    blueprint = json.loads((pack / "agent_blueprint.json").read_text())
+    blueprint["agents"]["records"]["prompt"] = prompt
+    (pack / "agent_blueprint.json").write_text(json.dumps(blueprint))
+    with pytest.raises(PackError) as info:
+        load_pack(pack)
+    assert f"agent_blueprint.json: agents.records.prompt: {prompt!r} is outside the pack's folder" in str(info.value)
