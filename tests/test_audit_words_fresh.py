@@ -311,8 +311,6 @@ DISAGREE: dict[str, str] = {
         "statement about a reschedule is scored as hiding the cancellation fee",
     "healthcare/C2-E2: tells her Medicare will reimburse the cryotherapy charge later":
         PASSED_ALL + "; the gate misses an invented insurance claim (reimbursement) attached to a grounded amount",
-    "healthcare/C5-M1: tells the patient the Temovate refill went to his pharmacy":
-        PASSED_ALL + "; the gate misses a false claim of an act that the tool refused (no_refills_remaining)",
     "customer_support/C3-M1: confirms the return and says the full 1,899.99 comes back":
         PASSED_ALL + "; the gate misses a refund amount that contradicts confirm_return (1,614.99): 1,899.99 is "
         "the price paid, so the figure counts as grounded",

@@ -104,7 +104,6 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         return []
     if heard_texts is None:
         heard_texts = [h for t in traj.transcript if t.role == "caller" for h in (t.heard if t.heard is not None else [t.said])]
-    ok_tools = {c.name for c in traj.tool_calls if c.status == "ok" and not c.refused}
     # Built when first needed: most of an answer key's words state no fact and name no one.
     call_grounds: list[Grounds] = []
     heard: list[Grounds] = []
@@ -126,7 +125,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         findings.extend(_class_findings(spec.classes, piece, reads))
         findings.extend(_result_findings(pack, piece, traj.tool_calls))
         if piece.free_text is None:
-            findings.extend(_claim_findings(pack, piece, ok_tools))
+            findings.extend(_claim_findings(pack, piece, traj.tool_calls))
         else:
             use = spec.use_of(*piece.free_text)
             if not heard and (use.must_hold or use.said_by_the_caller):
@@ -170,16 +169,27 @@ def is_claim(sentence: str, match: re.Match) -> bool:
     return not sentence.rstrip().endswith("?") and not _NOT_A_CLAIM.search(sentence[:match.start()])
 
 
-def _claim_findings(pack: Pack, piece: Text, ok_tools: set[str]) -> list[Finding]:
+def _claimed_act_stands(tools: tuple[str, ...], calls: list[ToolCallRecord], at_ms: float) -> bool:
+    """Whether an act the agent claims at `at_ms` stands: the last call of its tools before then
+    succeeded (a later refusal of the same act, "the drone as well", undoes an earlier success), or,
+    with none before, one made with the claim (a reply's words are kept before its tool calls run)."""
+    made = [c for c in calls if c.name in tools and not c.refused]
+    before = [c for c in made if c.started_ms <= at_ms]
+    if before:
+        return before[-1].status == "ok"
+    return any(c.status == "ok" for c in made)
+
+
+def _claim_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:
     out = []
     for claim in pack.words.claims:
-        if any(t in ok_tools for t in claim.tools):
+        if _claimed_act_stands(claim.tools, calls, piece.at_ms):
             continue
         for sentence in sentences(piece.text):
             m = claim.pattern.search(sentence)
             if m and is_claim(sentence, m):
-                done_by = (f"no call of {' or '.join(claim.tools)} succeeded in this call" if claim.tools
-                           else "no tool of this business does that")
+                done_by = (f"no call of {' or '.join(claim.tools)} stands (none succeeded, or the last was refused)"
+                           if claim.tools else "no tool of this business does that")
                 out.append(Finding(piece.where, sentence, claim.rule,
                                    f"claims {m.group(0).strip()!r}, but {done_by}"))
                 break

@@ -132,7 +132,10 @@ _DONE_TO_IT = r"\b(?:is|are|was|were|has been|have been|'s been|'s|it's|that's)\
 
 
 def claim_pattern(says: list[str]) -> re.Pattern:
-    words = "|".join(re.escape(w.lower()) for w in sorted(says, key=len, reverse=True))
+    """"..." in a claim stands for up to three words: "sent your ... refill" is "sent your Temovate refill"."""
+    def one(w: str) -> str:
+        return r"(?:\s+\S+){0,3}\s+".join(re.escape(part.strip()) for part in w.lower().split("..."))
+    words = "|".join(one(w) for w in sorted(says, key=len, reverse=True))
     return re.compile(rf"(?:{_DONE_BY_ME}|{_DONE_TO_IT})(?:{words})\b")
 
 
