@@ -17,6 +17,7 @@ import re
 import sqlite3
 import sys
 import tomllib
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
@@ -215,6 +216,9 @@ def _limit_problems(value: Any, schema: Any, where: str, kind: str | None) -> li
             limit = sch.get("maxLength", MAX_STRING_CHARS)
             if len(item) > limit:
                 out.append(f"{at}: {len(item):,} characters, longer than {limit:,}")
+            elif (hidden := _invisible(item)) is not None:
+                out.append(f"{at}: holds an invisible character (U+{ord(hidden):04X}); write the value "
+                           "with visible characters only")
             elif kind == "money":
                 out.extend(_amount_problem(item, at))
         elif isinstance(item, list):
@@ -231,6 +235,13 @@ def _limit_problems(value: Any, schema: Any, where: str, kind: str | None) -> li
                 continue
             stack.extend((v, props.get(k, {}), f"{at}/{_clipped(str(k), 40)}") for k, v in item.items())
     return out
+
+
+def _invisible(text: str) -> str | None:
+    """The first format character (Unicode Cf: zero-width spaces and joiners, bidi controls, the BOM)
+    of `text`. Nobody says one; in an argument it makes a value that looks right and is stored wrong,
+    so every tool of every pack refuses it as the model's bad input."""
+    return next((c for c in text if unicodedata.category(c) == "Cf"), None)
 
 
 def _amount_problem(value: Any, where: str) -> list[str]:
