@@ -186,3 +186,44 @@ def test_an_order_a_rule_states_that_is_not_compared_lets_its_violation_pass(tmp
     assert any(p.startswith("rule check-every-named-party") and "must fail database, but passes" in p
                for p in proof.problems), proof.problems
     assert any(p.startswith("trap facts-between-checks") and "the wrong answer passes" in p for p in proof.problems)
+
+
+def test_an_exploit_whose_move_is_not_played_is_a_problem_not_a_pass():
+    """Each exploit with its move taken out (the key played as written): every verdict is judged a
+    problem of the proof ("passes (the second write changed nothing)" was printed for repeats never
+    played)."""
+    import dataclasses
+
+    from pytest_callm.authoring.exploit_judge import judge_exploit
+    from pytest_callm.authoring.probes import KeyPlay, donors_of, exploits
+    from pytest_callm.authoring.replay import Replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.task.pack import PackRegistry
+    from pytest_callm.task.task_file import load_task
+
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(EXAMPLE_TASKS / "C1-M1" / "task.json", packs)
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        key, = runtime.run(play_all(runtime, [Replay(task, pack, "key", "the key", list(task.exp_tool_calls),
+                                                      list(task.exp_handoff_path), keep_state=True)]))
+        play = KeyPlay.of(key.seen)
+        made, _ = exploits(task, pack, play, donors_of([(task, pack, play)])[pack.name])
+        as_made = runtime.run(play_all(runtime, made))
+        nothing = [dataclasses.replace(r, calls=list(task.exp_tool_calls), path=list(task.exp_handoff_path),
+                                       caller_says=[]) for r in made]
+        broken = runtime.run(play_all(runtime, nothing))
+    finally:
+        runtime.close()
+    assert {r.group for r in made} >= {"speech-only", "read-sweep", "repeat-write", "guess-1", "guess-2"}
+    assert all(judge_exploit(o, key.final_state)[0] is None for o in as_made), [
+        judge_exploit(o, key.final_state) for o in as_made]
+    for o in broken:
+        problem, _ = judge_exploit(o, key.final_state)
+        assert problem and "its move was not played" in problem, (o.replay.group, problem, o.unplayed)
+
+
+def test_prove_says_where_an_exploit_was_not_tried_and_why(capsys):
+    assert prove_main([str(EXAMPLE_TASKS / "C1-M1"), str(EXAMPLE_TASKS / "R-M1")], [EXAMPLE_PACK.parent]) == 0
+    out = capsys.readouterr().out
+    assert "exploit unrequested-write" in out and "not tried on" in out, out

@@ -68,6 +68,7 @@ class Outcome:
     seen: list[CallSeen] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)  # pack invariants this replay showed broken
     final_state: dict[str, Any] | None = None
+    unplayed: list[str] = field(default_factory=list)  # the edit's moves that were not played, and why
 
     @property
     def failed_gates(self) -> list[str]:
@@ -199,7 +200,30 @@ async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> O
     return Outcome(replay, verify(replay.task, replay.pack, trajectory),
                    [(c.name, c.status) for c in trajectory.tool_calls], seen=seen,
                    broken=invariant_breaks(replay.pack, seen, unlogged),
-                   final_state=trajectory.final_state if replay.keep_state else None)
+                   final_state=trajectory.final_state if replay.keep_state else None,
+                   unplayed=unplayed_moves(replay, plan, len(trajectory.tool_calls)))
+
+
+def unplayed_moves(replay: Replay, plan: list, played: int) -> list[str]:
+    """What of the edit was not played, for people: an edit that leaves the key as it was, or an
+    added or changed call that never ran (left out of the plan, or after a call that ended the call).
+    A verdict on such a replay says nothing of the move it is named for."""
+    key = replay.task.exp_tool_calls
+    if ([(c.name, c.parameters) for c in replay.calls] == [(c.name, c.parameters) for c in key]
+            and replay.path == [replay.pack.agent_of_path_entry(e) for e in replay.task.exp_handoff_path]
+            and not replay.caller_says):
+        return ["the edit changes nothing of the key"]
+    own = {id(c) for c in key}
+    at = {p.key_index: n for n, p in enumerate(plan) if p.key_index is not None}
+    out = []
+    for i, call in enumerate(replay.calls):
+        if id(call) in own:
+            continue
+        if i not in at:
+            out.append(f"{call.name} (edited) is not in the played plan (no agent on the path owns it)")
+        elif at[i] >= played:
+            out.append(f"{call.name} (edited) was never reached: an earlier call ended the call")
+    return out
 
 
 async def play_all(runtime: Runtime, replays: list[Replay]) -> list[Outcome]:
