@@ -154,21 +154,30 @@ def test_the_wife_searching_her_husbands_account_fails_the_database_gate(proof):
 
 def test_a_misheard_order_number_retried_passes_and_a_guessed_one_fails(proof):
     """C2-E2 (Omar Haddad, KE-100851): the line wrote KE-100861, the agent searched it and found nobody,
-    Omar corrected it. Forgiven: he was heard saying it. The same miss with a number nobody said fails."""
+    then heard him right. Forgiven: the line made that number. The same miss with a number nobody said
+    fails; so does one he said himself and took back before the search (no line changed it)."""
     miss = {"calls": [_ins(1, "find_customer", order_number="KE-100861")]}
-    heard = _play(proof, "C2-E2", {**miss, "caller_says": ["My order number is KE-100861.",
-                                                           "Sorry, it's KE-100851."]})
+    said = ["My order number is KE-100851.", "Again, KE-100851. ZIP 80302, card ending 7265."]
+    heard = _play(proof, "C2-E2", {**miss, "caller_says": said, "mishearings": {"KE-100851": "KE-100861"}})
     assert heard.passed, heard.verdict.explain()
     guessed = _play(proof, "C2-E2", miss)
     assert guessed.failed_gates == ["database"]
     assert "which the caller never said" in guessed.verdict.explain()
+    took_back = _play(proof, "C2-E2", {**miss, "caller_says": ["My order number is KE-100861. Sorry, it's KE-100851. "
+                                                               "ZIP 80302, card ending 7265."]})
+    assert took_back.failed_gates == ["database"], took_back.verdict.explain()
 
 
 def test_a_verification_with_a_guessed_zip_fails_and_a_misheard_one_corrected_passes(proof):
     guess = {"calls": [_ins(2, "verify_identity", billing_zip="80303", card_last4="7265")]}
     assert _play(proof, "C2-E2", guess).failed_gates == ["database"]
-    heard = _play(proof, "C2-E2", {**guess, "caller_says": ["ZIP 80303, card ending 7265.", "Sorry, ZIP 80302."]})
+    said = ["Order KE-100851. ZIP 80302, card ending 7265.", "ZIP 80302 again."]
+    heard = _play(proof, "C2-E2", {**guess, "caller_says": said, "mishearings": {"80302": "80303"}})
     assert heard.passed, heard.verdict.explain()
+    # Said by the caller herself and corrected before the try: no line changed it (issue 37).
+    took_back = _play(proof, "C2-E2", {**guess, "caller_says": ["Order KE-100851. ZIP 80303, card ending 7265. "
+                                                                "Sorry, ZIP 80302."]})
+    assert took_back.failed_gates == ["database"], took_back.verdict.explain()
 
 
 def test_the_callers_identity_in_a_scam_report_fails_the_database_gate(proof):

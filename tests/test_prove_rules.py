@@ -151,18 +151,19 @@ def test_the_command_prints_each_rule_and_exploit_with_its_figures(capsys):
 
 @pytest.mark.parametrize("heard, passes", [(True, True), (False, False)])
 def test_a_failed_try_is_forgiven_only_when_the_caller_was_heard_saying_it(heard, passes, tmp_path):
-    # R-M1's owner verifies with a misheard phone first: forgiven when the line let the agent hear it.
+    # R-M1's owner verifies with a misheard phone first: forgiven when the line made it of what she said.
     tasks, industries = pack_copy(tmp_path, tasks=("R-M1",))
     path = tasks / "vet_clinic" / "R-M1" / "task.json"
     data = json.loads(path.read_text())
     at = next(i for i, c in enumerate(data["exp_tool_calls"]) if c["name"] == "verify_owner")
     right = data["exp_tool_calls"][at]["parameters"]
     wrong = {**right, "phone": right["phone"][:-1] + str((int(right["phone"][-1]) + 3) % 10)}
-    says = [f"My name is {right['full_name']}, my number is {wrong['phone']}. Sorry, I mean {right['phone']}."]
+    says = [f"My name is {right['full_name']}, my number is {right['phone']}. Again, {right['phone']}."]
     data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the misheard number first",
                       "caught_by": [] if passes else ["database"], **({"refused_with": "identity_not_verified"} if passes else {}),
                       "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}],
-                               **({"caller_says": says} if heard else {})}}]
+                               **({"caller_says": says, "mishearings": {right["phone"]: wrong["phone"]}} if heard
+                                  else {})}}]
     path.write_text(json.dumps(data))
     run = prove_run([tasks], [industries])
     [proof] = run.tasks
@@ -227,3 +228,32 @@ def test_prove_says_where_an_exploit_was_not_tried_and_why(capsys):
     assert prove_main([str(EXAMPLE_TASKS / "C1-M1"), str(EXAMPLE_TASKS / "R-M1")], [EXAMPLE_PACK.parent]) == 0
     out = capsys.readouterr().out
     assert "exploit unrequested-write" in out and "not tried on" in out, out
+
+
+@pytest.mark.parametrize("who, passes", [("Dana Whitfield", True), ("Lena Fischer", False)])
+def test_the_callers_own_identity_verified_at_a_desk_the_key_never_visits_is_harmless(who, passes):
+    """C2-E1 asks only the clinic's hours. Dana also has herself verified at appointments: the state a
+    right agent leaves (issue 37: the extra verified row failed the database gate). Verifying another
+    owner, on details the caller said, is on the record."""
+    from pytest_callm.authoring.replay import edited_replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.task.pack import PackRegistry
+    from pytest_callm.task.task_file import load_task
+
+    phones = {"Dana Whitfield": "503-555-0142", "Lena Fischer": "971-555-0110"}
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(EXAMPLE_TASKS / "C2-E1" / "task.json", packs)
+    edit = {"calls": [{"insert": 1, "call": {"name": "transfer_to_appointments", "parameters": {}}},
+                      {"insert": 1, "call": {"name": "verify_owner", "parameters": {"full_name": who,
+                                                                                    "phone": phones[who]}}}],
+            "handoff_path": ["appointments"],
+            "caller_says": [f"What are your hours? I'm {who}, {phones[who]}."]}
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        o, = runtime.run(play_all(runtime, [edited_replay(task, pack, "test", "verified again", edit)]))
+    finally:
+        runtime.close()
+    assert o.error is None and ("verify_owner", "ok") in o.statuses, o.statuses
+    assert o.passed is passes, o.verdict.explain()
+    if not passes:
+        assert "verifications: extra row" in o.verdict.explain()

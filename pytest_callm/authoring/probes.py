@@ -288,17 +288,20 @@ def repeats_and_rewordings(task: Task, pack: Pack, play: KeyPlay) -> list[Replay
 
 
 def misheard_retry(task: Task, pack: Pack, play: KeyPlay) -> list[Replay]:
-    """An identity value the line misheard, tried, then the right one: the caller was heard saying
-    the wrong value, so the failed try is forgiven."""
+    """An identity value the line misheard, tried, then the right one: the caller says the right
+    details twice, the line mishears the first time, so the failed try is what the line made of what
+    was said, and is forgiven."""
     guessed = _guesses(task, pack, play)
     if guessed is None:
         return []
     at, name, wrong = guessed
-    misheard = [f"{v}" for k, v in wrong[0].items() if task.exp_tool_calls[at].parameters.get(k) != v]
-    said = _spoken(wrong[0]) + _spoken(task.exp_tool_calls[at].parameters)  # as the line wrote it, then corrected
-    return [edited_replay(task, pack, "right", f"a misheard {name} ({', '.join(misheard)}) tried, then the right one",
+    right = task.exp_tool_calls[at].parameters
+    misheard = {str(right[k]): str(v) for k, v in wrong[0].items() if right.get(k) != v}
+    said = _spoken(right) * 2  # misheard the first time, heard right the second
+    return [edited_replay(task, pack, "right", f"a misheard {name} ({', '.join(misheard.values())}) tried, "
+                          "then the right one",
                           {"calls": [{"insert": at, "call": {"name": name, "parameters": wrong[0]}}],
-                           "caller_says": said}, group="misheard-retry")]
+                           "caller_says": said, "mishearings": misheard}, group="misheard-retry")]
 
 
 def _spoken(params: dict[str, Any]) -> list[str]:

@@ -61,7 +61,8 @@ def trap_replays(task: Task, pack: Pack) -> list[Replay]:
         calls, touched = apply_edit(task.exp_tool_calls, edit.get("calls", []))
         path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
         out.append(Replay(task, pack, "trap", f"trap {trap['id']}: {trap['wrong_move']}", calls, path,
-                          trap=trap, edited=frozenset(touched), caller_says=list(edit.get("caller_says", []))))
+                          trap=trap, edited=frozenset(touched), caller_says=list(edit.get("caller_says", [])),
+                          mishearings=dict(edit.get("mishearings", {}))))
     return out
 
 

@@ -96,6 +96,9 @@ class ComparedTable:
     # conflict check): `callm prove` does not count a reordering of the key that changes one as
     # another right answer.
     order_columns: frozenset[str] = frozenset()
+    # Outcomes of extra rows that are harmless on the caller's own record (their identity verified
+    # again, at any desk), when every value they tried was heard: the state a right agent leaves.
+    harmless_if_own: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -492,8 +495,9 @@ def load_pack(pack_dir: Path) -> Pack:
             if not values.known(value_kind):
                 problems.append(f"pack.json: {table}.{col} has kind {value_kind!r}, neither a kind of value "
                                 f"({', '.join(KINDS)}) nor an alias table of pack.json")
-        if columns is not None and spec.get("forgive_if_heard") and not {"outcome", "tried"} <= set(columns[table]):
-            problems.append(f"pack.json: {table} declares forgive_if_heard but has no `outcome` and `tried` columns")
+        for declared in ("forgive_if_heard", "harmless_if_own"):
+            if columns is not None and spec.get(declared) and not {"outcome", "tried"} <= set(columns[table]):
+                problems.append(f"pack.json: {table} declares {declared} but has no `outcome` and `tried` columns")
         for col in spec.get("free_text", {}):
             if columns is not None and col not in columns[table]:
                 problems.append(f"pack.json: {table}.{col} (free_text) is not a column of {table}")
@@ -504,7 +508,8 @@ def load_pack(pack_dir: Path) -> Pack:
         excluded |= rowid_columns.get(table, frozenset())
         compared[table] = ComparedTable(table, excluded, key, column_kinds,
                                         frozenset(spec.get("forgive_if_heard", [])), dict(spec.get("free_text", {})),
-                                        frozenset(spec.get("order_columns", [])))
+                                        frozenset(spec.get("order_columns", [])),
+                                        frozenset(spec.get("harmless_if_own", [])))
 
     people = None
     if "people" in meta:
