@@ -149,21 +149,24 @@ def test_the_command_prints_each_rule_and_exploit_with_its_figures(capsys):
     assert "exploit guess-1" in out and "right answers misheard-retry" in out
 
 
-@pytest.mark.parametrize("heard, passes", [(True, True), (False, False)])
-def test_a_failed_try_is_forgiven_only_when_the_caller_was_heard_saying_it(heard, passes, tmp_path):
-    # R-M1's owner verifies with a misheard phone first: forgiven when the line made it of what she said.
+@pytest.mark.parametrize("words, passes", [("misheard", True), ("unsaid", False), ("took back", False)])
+def test_a_failed_try_is_forgiven_only_when_the_line_made_its_value(words, passes, tmp_path):
+    # R-M1's owner verifies with a wrong phone first: forgiven when the line made it of what she said;
+    # not when nobody said it, nor when she said it herself and took it back before the try.
     tasks, industries = pack_copy(tmp_path, tasks=("R-M1",))
     path = tasks / "vet_clinic" / "R-M1" / "task.json"
     data = json.loads(path.read_text())
     at = next(i for i, c in enumerate(data["exp_tool_calls"]) if c["name"] == "verify_owner")
     right = data["exp_tool_calls"][at]["parameters"]
     wrong = {**right, "phone": right["phone"][:-1] + str((int(right["phone"][-1]) + 3) % 10)}
-    says = [f"My name is {right['full_name']}, my number is {right['phone']}. Again, {right['phone']}."]
-    data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the misheard number first",
-                      "caught_by": [] if passes else ["database"], **({"refused_with": "identity_not_verified"} if passes else {}),
-                      "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}],
-                               **({"caller_says": says, "mishearings": {right["phone"]: wrong["phone"]}} if heard
-                                  else {})}}]
+    said = {"misheard": {"caller_says": [f"My name is {right['full_name']}, my number is {right['phone']}. Again, "
+                                         f"{right['phone']}."], "mishearings": {right["phone"]: wrong["phone"]}},
+            "unsaid": {},
+            "took back": {"caller_says": [f"My name is {right['full_name']}, my number is {wrong['phone']}. Sorry, I "
+                                          f"mean {right['phone']}."]}}[words]
+    data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the wrong number first",
+                      "caught_by": [] if passes else ["database"], "refused_with": "identity_not_verified",
+                      "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}], **said}}]
     path.write_text(json.dumps(data))
     run = prove_run([tasks], [industries])
     [proof] = run.tasks
