@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -899,3 +900,30 @@ def test_reading_the_mothers_record_for_the_daughter_fails(engine):
         for c in plan])
     assert gates == {"tools": False, "handoff": True, "database": False}
     assert "privacy_flags: missing row" in why
+
+
+# --- a medication's strength and form, checked against the prescription (issue 37) ---------------------
+
+@pytest.mark.parametrize("asked, code", [
+    ("Retin-A 0.1% cream", "not_as_prescribed"),  # tretinoin 0.05% cream on her list: the wrong strength
+    ("tretinoin 0.05% gel", "not_as_prescribed"),  # the wrong form
+    ("tretinoin", None), ("Retin-A cream", None), ("tretinoin 0.05% cream", None)])  # omitted or as prescribed
+def test_a_refill_of_another_strength_or_form_than_prescribed_is_refused_and_kept(call, asked, code):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    if code is None:
+        call.ok("request_refill", medication=asked)
+        assert call.state()["refill_requests"][-1]["outcome"] == "sent"
+    else:
+        assert call.error("request_refill", medication=asked) == code
+        row = call.state()["refill_requests"][-1]
+        assert (row["outcome"], row["status"], row["medication"]) == ("refused", code, asked)
+        assert next(r for r in call.state()["prescriptions"] if r["id"] == 1)["refills_remaining"] == 2
+
+
+def test_a_refill_of_the_wrong_strength_fails_and_the_right_one_or_none_passes(engine):
+    # C5-E1: Retin-A for Owen (tretinoin 0.05% cream). The stated strength is read, not dropped.
+    with_medication = lambda name: (lambda plan: [dataclasses.replace(c, arguments={"medication": name})
+                                                  if c.name == "request_refill" else c for c in plan])
+    for asked, passes in (("Retin-A 0.1%", False), ("tretinoin cream 0.05%", True), ("tretinoin", True)):
+        gates, why = _gates(engine, "C5-E1", with_medication(asked))
+        assert all(gates.values()) is passes, (asked, why)
