@@ -273,3 +273,30 @@ def _trajectory(proof, task_id):
     model = ScriptedModel(plan_answer_key(task, pack), runtime.limits.max_requests_per_turn)
     return runtime.run(runtime.play_async(task, pack, 1, Participants(model, ScriptedCaller(model, []), CleanLine()),
                                           rerun=False))
+
+
+# --- order kept where a rule states it (issue 37) -------------------------------------------------------
+
+def test_a_membership_cancelled_before_the_return_the_caller_asked_first_fails(proof):
+    """C5-H2: "please do the laptop return first, before you cancel anything". The order is kept at the
+    cancellation (memberships.cancelled_after), so it is on the record whether or not cancelling first
+    changes what the return gets (here it does: the laptop falls outside its window)."""
+    assert _play(proof, "C5-H2", {"calls": []}).passed
+    cancel_first = {"calls": [{"drop": 7}, {"drop": 8}, {"drop": 9},
+                              _ins(3, "transfer_to_membership", handoff_summary="Cancel Plus."),
+                              _ins(3, "quote_membership_cancellation"),
+                              _ins(3, "confirm_membership_cancellation", cancel_token="MCX-205606")],
+                    "handoff_path": ["transfer_to_verification", "transfer_to_membership", "transfer_to_returns"]}
+    o = _play(proof, "C5-H2", cancel_first)
+    assert ("confirm_membership_cancellation", "ok") in o.statuses
+    assert "memberships: row customer_id='cu_1001' differs: cancelled_after: expected 'return', got ''" in o.verdict.explain()
+
+
+def test_a_repair_cancelled_while_its_replacement_is_only_held_fails(proof):
+    """C4-H4: hold the new slot, confirm it, then cancel the old repair. Cancelling between the hold and
+    the confirmation leaves the caller with no booked repair if the hold lapses: a hold is not a
+    secured replacement (service_appointments.replacement_first)."""
+    o = _play(proof, "C4-H4", {"calls": [{"drop": 10}, _ins(9, "cancel_service_appointment", cancel_token="SVC-C5DEEC")]})
+    assert ("confirm_service_appointment", "ok") in o.statuses and ("cancel_service_appointment", "ok") in o.statuses
+    assert o.failed_gates == ["database"], o.verdict.explain()
+    assert "replacement_first: expected 1, got 0" in o.verdict.explain()
