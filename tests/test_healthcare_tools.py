@@ -927,3 +927,30 @@ def test_a_refill_of_the_wrong_strength_fails_and_the_right_one_or_none_passes(e
     for asked, passes in (("Retin-A 0.1%", False), ("tretinoin cream 0.05%", True), ("tretinoin", True)):
         gates, why = _gates(engine, "C5-E1", with_medication(asked))
         assert all(gates.values()) is passes, (asked, why)
+
+
+def test_urgent_symptoms_detoured_through_another_desk_before_the_nurse_line_fail():
+    """C5-H4: the infection goes to the on-call nurse from clinical, where it was heard. Sent to
+    scheduling first, which then calls the nurse line, the escalation is on record from another desk
+    (escalations.desk, kept at the act as for 911 advice; issue 37)."""
+    from pytest_callm.authoring.replay import edited_replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+
+    packs = PackRegistry([REPO / "industries"])
+    _, task, pack = load_task(TASKS / "C5-H4" / "task.json", packs)
+    detour = {"calls": [{"drop": 4},
+                        {"insert": 5, "call": {"name": "transfer_to_scheduling", "parameters": {}}},
+                        {"insert": 5, "call": {"name": "find_open_slots", "parameters": {"office": "Brooklyn Heights",
+                                                                                        "visit_type": "follow_up"}}},
+                        {"insert": 5, "call": {"name": "escalate_to_human", "parameters": {"reason": "urgent_clinical"}}}],
+              "handoff_path": ["transfer_to_identity", "transfer_to_clinical", "transfer_to_scheduling"]}
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        key, wrong = runtime.run(play_all(runtime, [edited_replay(task, pack, "test", "key", {}),
+                                                    edited_replay(task, pack, "test", "detour", detour)]))
+    finally:
+        runtime.close()
+    assert key.passed, key.verdict.explain()
+    assert ("escalate_to_human", "ok") in wrong.statuses
+    assert wrong.failed_gates == ["database"], wrong.verdict.explain()
+    assert "desk: expected 'clinical', got 'scheduling'" in wrong.verdict.explain()

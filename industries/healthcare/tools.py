@@ -241,8 +241,14 @@ def check_plan_acceptance(ctx: ToolContext, office: str, carrier: str) -> dict:
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
     """A compared `escalations` row (whose call, and why; the summary is free text): a nurse-line
     transfer as well as a message or 911 for the same question is a row the right answer lacks."""
-    cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (verified_account(ctx), reason, summary, _stamp(ctx)))
+    # Urgent symptoms go to the nurse line from the desk that heard them, before anything else: as
+    # for 911 advice, the desk and the business acts done earlier in the call are kept at the act, so
+    # a detour through another desk first is on record (other reasons leave both empty).
+    urgent = reason == "urgent_clinical"
+    cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, desk, done_before, summary, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (verified_account(ctx), reason, ctx.agent if urgent else None,
+                          ",".join(sorted(ctx.session.get("done", []))) if urgent else None, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
 
 
