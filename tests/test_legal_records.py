@@ -251,3 +251,13 @@ def test_a_hold_token_books_only_its_own_slot(legal):
     o = play(legal, "C3-H2", set_(5, slot_id="E-204"), set_(6, slot_id="E-201"))
     assert ("confirm_evaluation", "invalid_token") in o.statuses
     fails_database(o)
+
+
+def test_an_evaluation_cancelled_before_the_new_time_is_found_fails(legal):
+    # C3-M3: find the new times, cancel Friday's evaluation, then hold and confirm Monday. Cancelling
+    # before looking for a new time books the same Monday, rows stamped to the same minute; the new
+    # booking keeps which came first (evaluations.replaces_cancelled; issue 37).
+    o = play(legal, "C3-M3", {"drop": 4}, insert(3, "cancel_evaluation", cancel_token="CXL-E8BBD9"))
+    assert ("cancel_evaluation", "ok") in o.statuses and ("confirm_evaluation", "ok") in o.statuses
+    text = fails_database(o)
+    assert "replaces_cancelled: expected 'after_new_time_found', got 'before_new_time_found'" in text, text
