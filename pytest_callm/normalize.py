@@ -275,9 +275,25 @@ def contact(text: str) -> str:
     return registrable_domain(host)
 
 
+# Street words people shorten, each to the word it stands for, and the small words a place is said
+# with ("the CVS on Lexington"), which do not change which place it is.
+STREET_ABBREVIATIONS = {
+    "st": "street", "ave": "avenue", "av": "avenue", "rd": "road", "blvd": "boulevard", "dr": "drive",
+    "ln": "lane", "pl": "place", "ct": "court", "pkwy": "parkway", "hwy": "highway", "sq": "square",
+    "n": "north", "s": "south", "e": "east", "w": "west",
+}
+_PLACE_FILLER = frozenset({"the", "on", "at", "in", "by"})
+
+
+def place(text: str) -> str:
+    """A business known by where it is: "The CVS on Lexington Ave." -> "cvs lexington avenue". Another
+    street, or another business on the same street, is another place."""
+    return " ".join(STREET_ABBREVIATIONS.get(w, w) for w in words(str(text)) if w not in _PLACE_FILLER)
+
+
 KINDS: dict[str, Callable[[Any], Any]] = {
     "organization": organization, "person": person, "party": party, "identifier": identifier,
-    "phone": phone, "date": date, "money": money, "email": email, "contact": contact,
+    "phone": phone, "date": date, "money": money, "email": email, "contact": contact, "place": place,
 }
 
 

@@ -954,3 +954,18 @@ def test_urgent_symptoms_detoured_through_another_desk_before_the_nurse_line_fai
     assert ("escalate_to_human", "ok") in wrong.statuses
     assert wrong.failed_gates == ["database"], wrong.verdict.explain()
     assert "desk: expected 'clinical', got 'scheduling'" in wrong.verdict.explain()
+
+
+@pytest.mark.parametrize("sent_to, passes", [("The CVS on Lexington Ave.", True), ("CVS, Lexington Avenue", True),
+                                             ("CVS on Park Avenue", False), ("Duane Reade on Lexington Avenue", False)])
+def test_the_pharmacy_is_compared_as_a_place(engine, sent_to, passes):
+    # A key that names the pharmacy (the caller's CVS on Lexington Avenue) is met by any spelling of that
+    # place and by no other street (issue 37: the wrong street passed, the pharmacy being free text).
+    task, pack = _task(engine, "C5-E1")
+    named = lambda call, where: dataclasses.replace(call, parameters={**call.parameters, "pharmacy": where})
+    keyed = dataclasses.replace(task, exp_tool_calls=[named(c, "CVS on Lexington Avenue") if c.name == "request_refill"
+                                                      else c for c in task.exp_tool_calls])
+    plan = [dataclasses.replace(p, arguments={**p.arguments, "pharmacy": sent_to}) if p.name == "request_refill" else p
+            for p in plan_answer_key(task, pack)]
+    verdict = verify(keyed, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.tools.passed is passes, verdict.explain()
