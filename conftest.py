@@ -12,17 +12,18 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 (docs/write-tasks.md, "Fixtures").
 """
 
-# callm-2026.12.2: the verifier of "rules, not traps": every identity try and every look at a record
-# kept and compared (a failed try forgiven only when the caller was heard saying it), free text read
-# for what a rule forbids, generated row ids never compared, names with accents or as "Last, First".
-# callm-2026.12.1's verdicts are not comparable with it.
+# callm-2026.12.3: the verifier of "every attempt is on the record" (issue 37): a failed try forgiven
+# only for what the line did (a value it made of what was said, or one the caller corrected after the
+# try), never the same refused act under another name; a number changed one edit from what was said
+# fails even on the right answer's row; the caller's own identity checked again is harmless; a
+# stated strength or form must agree; a pharmacy is a place. callm-2026.12.2's verdicts are not comparable with it.
 RELEASE = {
-    "name": "callm-2026.12.2",
+    "name": "callm-2026.12.3",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # scoring/verify.py, verdict.py, heard.py, free_text.py, metrics.py, stats.py and normalize.py
-    "verifier_sha256": "cabb20eb9840ff55579c0017ca44960763cc6a6ec82e47271bb1f95f9d325eb3",
+    "verifier_sha256": "3c2f80421e76670e12162772b9f126a3e29c98b22101f046100081a525dd1922",
     "attempts": 5,
 }
 

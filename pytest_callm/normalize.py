@@ -275,9 +275,25 @@ def contact(text: str) -> str:
     return registrable_domain(host)
 
 
+# Street words people shorten, each to the word it stands for, and the small words a place is said
+# with ("the CVS on Lexington"), which do not change which place it is.
+STREET_ABBREVIATIONS = {
+    "st": "street", "ave": "avenue", "av": "avenue", "rd": "road", "blvd": "boulevard", "dr": "drive",
+    "ln": "lane", "pl": "place", "ct": "court", "pkwy": "parkway", "hwy": "highway", "sq": "square",
+    "n": "north", "s": "south", "e": "east", "w": "west",
+}
+_PLACE_FILLER = frozenset({"the", "on", "at", "in", "by"})
+
+
+def place(text: str) -> str:
+    """A business known by where it is: "The CVS on Lexington Ave." -> "cvs lexington avenue". Another
+    street, or another business on the same street, is another place."""
+    return " ".join(STREET_ABBREVIATIONS.get(w, w) for w in words(str(text)) if w not in _PLACE_FILLER)
+
+
 KINDS: dict[str, Callable[[Any], Any]] = {
     "organization": organization, "person": person, "party": party, "identifier": identifier,
-    "phone": phone, "date": date, "money": money, "email": email, "contact": contact,
+    "phone": phone, "date": date, "money": money, "email": email, "contact": contact, "place": place,
 }
 
 
@@ -295,6 +311,9 @@ class ValueKinds:
     form and strength ("Retin-A cream 0.05%" is "Retin-A"). The pack declares these words, not this
     module: "solution" or "wash" is a dosage form in one table and part of a name in another.
     `collisions` lists variants that two canonical values claim once folded (a pack problem).
+    An ignored part may still have to agree when both sides state it (`alias_ignore` "must_agree":
+    `numbers`, and `forms`, groups of words that name one form): "tretinoin 0.1% cream" is not
+    "tretinoin 0.05% cream", nor "clobetasol cream" "clobetasol ointment"; "tretinoin" is either.
     """
 
     def __init__(self, alias_tables: Mapping[str, Mapping[str, list[str]]] | None = None,
@@ -302,6 +321,12 @@ class ValueKinds:
         self.ignore: dict[str, tuple[frozenset[str], bool]] = {
             table: (frozenset(w for word in spec.get("words", []) for w in words(word)), bool(spec.get("numbers")))
             for table, spec in (ignore or {}).items()}
+        # table -> (numbers must agree, word -> its form group)
+        self.agree: dict[str, tuple[bool, dict[str, int]]] = {
+            table: (bool(spec["must_agree"].get("numbers")),
+                    {w: i for i, group in enumerate(spec["must_agree"].get("forms", [])) for word in group
+                     for w in words(word)})
+            for table, spec in (ignore or {}).items() if spec.get("must_agree")}
         self.tables: dict[str, dict[str, str]] = {}
         self.variants = {t: {c: list(vs) for c, vs in m.items()} for t, m in (alias_tables or {}).items()}
         self.collisions: list[str] = []
@@ -353,4 +378,21 @@ class ValueKinds:
         return ("alias", canon) if canon is not None else ("alias?", self.fold(kind, value))
 
     def same(self, kind: str | None, expected: Any, actual: Any) -> bool:
-        return self.key(kind, expected) == self.key(kind, actual)
+        return self.key(kind, expected) == self.key(kind, actual) and not self.disagree(kind, expected, actual)
+
+    def stated(self, table: str, value: Any) -> tuple[frozenset[str], frozenset[int]]:
+        """The strengths (numbers, as decimals) and forms (group numbers) `value` states, where the
+        table says they must agree."""
+        numbers, forms = self.agree.get(table, (False, {}))
+        text = str(value)
+        found = frozenset(str(Decimal(n).normalize()) for n in re.findall(r"\d+(?:\.\d+)?", text)) if numbers else frozenset()
+        return found, frozenset(forms[w] for w in words(text) if w in forms)
+
+    def disagree(self, kind: str | None, a: Any, b: Any) -> list[str]:
+        """What two values of one alias table both state and state differently ("strength", "form"):
+        a part only one of them states is no disagreement (omitting it stays right)."""
+        if kind not in self.agree or a is None or b is None or isinstance(a, (list, tuple, dict, bool)) \
+                or isinstance(b, (list, tuple, dict, bool)):
+            return []
+        (na, fa), (nb, fb) = self.stated(kind, a), self.stated(kind, b)
+        return [what for what, x, y in (("strength", na, nb), ("form", fa, fb)) if x and y and x != y]

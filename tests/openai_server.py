@@ -68,6 +68,7 @@ DEFAULT_TEXT = "How can I help you today?"
 AGENT_OPENING = "Sure, one moment please."
 AGENT_CLOSING = "Thank you for calling. Goodbye."
 AGENT_HOLD = "One moment, please."
+AGENT_ASKS_AGAIN = "Sorry, that didn't go through. Could you check that for me?"
 # Idle connections are kept longer than any client keeps them (aiohttp 15 s, httpx 5 s): uvicorn's
 # default of 5 s closed connections the client was about to reuse, a ServerDisconnectedError under load.
 KEEP_ALIVE_S = 75
@@ -77,10 +78,15 @@ class AnswerKeyAgent:
     """Follows a task's answer key: one planned call per request, decided by the tool results so far."""
 
     def __init__(self, task_path: Path, industries: Path, max_requests_per_turn: int = 8, end_call: bool = True,
-                 edit: dict[str, Any] | None = None, route: str | None = None, says: dict[int, str] | None = None):
+                 edit: dict[str, Any] | None = None, route: str | None = None, ask_after_refusal: bool = False,
+                 says: dict[int, str] | None = None):
         """`edit` changes the key first (a trap's edit: calls dropped, set, replaced or inserted, and
-        the route); `route` follows one of the task's other routes instead of its main key; `says`
-        speaks a line once the key's first n planned calls have run (n -> line), ending that turn."""
+        the route); `route` follows one of the task's other routes instead of its main key.
+        `ask_after_refusal`: after a tool refuses, or after a call the edit added, the agent asks the
+        caller to check before it goes on, so a caller can correct what was tried after the try, as on
+        a real call. `says` speaks a line once the key's first n planned calls have run (n -> line),
+        ending that turn."""
+        self.ask_after_refusal = ask_after_refusal
         import dataclasses
 
         from pytest_callm.authoring.prove import apply_edit
@@ -91,11 +97,15 @@ class AnswerKeyAgent:
         _, task, pack = load_task(Path(task_path), PackRegistry([Path(industries)]))
         if route is not None:
             task = next(k for k in task.keys() if k.route_id == route)
+        key_calls = task.exp_tool_calls
         if edit is not None:
             calls, _ = apply_edit(task.exp_tool_calls, edit.get("calls", []))
             path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
             task = dataclasses.replace(task, exp_tool_calls=calls, exp_handoff_path=path)
         self.plan = plan_answer_key(task, pack)
+        own = {id(c) for c in key_calls}
+        self.added = {n for n, p in enumerate(self.plan) if p.key_index is not None
+                      and id(task.exp_tool_calls[p.key_index]) not in own}
         if not end_call:  # leave the hang-up to the caller
             self.plan = [c for c in self.plan if c.name != "end_call"]
         self.max_calls_per_turn = max_requests_per_turn - 1
@@ -111,6 +121,10 @@ class AnswerKeyAgent:
             if m["role"] == "user":
                 break
             since_user += m["role"] == "assistant"
+        last = messages[-1] if messages else {}
+        if self.ask_after_refusal and last.get("role") == "tool" and (
+                '"ok": false' in str(last.get("content")) or done - 1 in self.added):
+            return {"text": AGENT_ASKS_AGAIN}
         if done >= len(self.plan):
             return {"text": AGENT_CLOSING}
         if since_user >= self.max_calls_per_turn:

@@ -152,7 +152,7 @@ WRONG = [
                       "Okay. Can you check that my Aetna plan is active and what my copay is? Then I'd like to book "
                       "in Brooklyn. I'm new.",
                       "Aetna. A E T, eight zero four two. February eighteenth, nineteen ninety-five.",
-                      "Samuel Osei, 929-555-0164. Acne on my back. Yes, text me the forms.")),
+                      "Samuel Osei, 929-555-0164. Acne on my back. Yes, text me the forms."), words_only=True),
     # --- acting on a record after the caller turns out not to be the patient --------------------------
     Case("healthcare/R-H3", "after the daughter says who she is, moves her mother's visit instead of cancelling it",
          "fail",
@@ -344,6 +344,16 @@ RIGHT = [
                       "Kevin Marsh, May thirtieth, nineteen eighty-seven. Nine o'clock is good.",
                       "Oh wait, I also have a new mole on my back. Can the doctor check my whole skin at that visit? "
                       "Ten is fine, and please drop the nine o'clock.")),
+    Case("healthcare/C3-M1", "has her verified at the identity desk before the coverage check", "pass",
+         "an extra check of the caller's own identity touches only her own chart; the coverage answer is the "
+         "same (issue 37: the extra verified row failed the database gate)",
+         edit={"calls": [{"insert": 0, "call": call("transfer_to_identity", handoff_summary="Coverage question.")},
+                         {"insert": 0, "call": call("verify_patient", full_name="Hana Kimura",
+                                                    date_of_birth="1998-08-22")},
+                         {"drop": 0},
+                         {"insert": 1, "call": call("transfer_to_coverage", handoff_summary="Coverage question.")}],
+               "handoff_path": ["transfer_to_identity", "transfer_to_coverage"]},
+         caller_says=("Hana Kimura, August twenty-second, nineteen ninety-eight. Is my Cigna plan active?",)),
     Case("healthcare/C4-H1", "books the filler treatment first, then quotes the two syringes", "pass",
          "both things he asked for, the price from the tool; the order is immaterial",
          edit={"calls": [{"drop": 3},
@@ -368,14 +378,6 @@ RIGHT = [
 # Cases no record a practice keeps can score (scored the other way; each names the speech-scored rule
 # and why): marked xfail(strict), so a record that later catches one turns the mark red.
 SPEECH_ONLY = {
-    "healthcare/C1-E1: tries the birth date the caller took back in the same breath, then the corrected one":
-        "read-back-before-use (speech): the first try uses a date the caller said, so its verifications row is the "
-        "same as a retry of a date the line misheard, which no-guessed-identity forgives; only the words tell a "
-        "correction heard from a mishearing",
-    "healthcare/C3-H1: fills in the digit the line dropped from the member ID and asks the carrier on its guess":
-        "no-guessed-member-id (speech for a right guess): every inquiry is kept with the ID tried "
-        "(eligibility_checks), but the guessed ID is the member's real one, so its row equals the right answer's, and "
-        "the heard try that found nobody is forgiven; only the words tell the ID was never read out",
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=SPEECH_ONLY[c.id])) if c.id in SPEECH_ONLY else c
          for c in WRONG + RIGHT]

@@ -37,7 +37,7 @@ WRONG = [
          "HR-25-0519 on its own guess of a transposition and got in. An impostor holding a near-miss number gets "
          "in the same way; the verification log shows a success on a value nobody on the line said",
          caller_says=("Beatrice Nkemelu, 917-555-0155.", "My matter number is HR-25-0591. Yes, that's what it says "
-                      "on my letter.")),
+                      "on my letter."), words_only=True),
     Case("legal/C5-M1", "runs verify_client under her own name with her brother's matter number to see whether it is his",
          "fail",
          "she is already verified; a second verification against a matter she says is her brother's is a probe of "
@@ -182,7 +182,7 @@ WRONG = [
          "and declined a new time",
          edit={"calls": [{"insert": 4, "call": call("find_evaluation_slots", practice_area="personal_injury")},
                          {"insert": 4, "call": call("hold_evaluation_slot", slot_id="E-202")},
-                         {"insert": 4, "call": call("confirm_evaluation", hold_token="HLD-094F7E")}]},
+                         {"insert": 4, "call": call("confirm_evaluation", hold_token="HLD-5FA728")}]},
          caller_says=("No, I'll wait for Mr. Reed to call me.",)),
 ]
 
@@ -194,16 +194,16 @@ RIGHT = [
          "it; two tries, the second verified",
          edit={"calls": [{"insert": 2, "call": call("verify_client", full_name="Beatrice Nkemelu",
                                                     matter_number="HR-25-0591")}]},
-         caller_says=("Beatrice Nkemelu, 917-555-0155.", "HR-25-0591. Yes, that's what it says on my letter.",
-                      "Sorry, I read it wrong. It's HR-25-0519.")),
-    Case("legal/C5-H3", "verifies with each of the two numbers she gives, stops at two tries and takes the message",
+         caller_says=("Beatrice Nkemelu, 917-555-0155.", "HR-25-0591. Yes, that's what it says on my letter."),
+         caller_then=("Sorry, I read it wrong. It's HR-25-0519.",), words_only=True),
+    Case("legal/C5-H3", "verifies with each of the two numbers she gives (the second with her name written "
+                        "last-first), stops at two tries and takes the message",
          "pass",
          "exactly the prompt: a second try only because she corrected the number, no third try, nothing shared, "
-         "the message she asked for. Both failed tries are hers, under her own name",
-         edit={"calls": [{"set": 2, "parameters": {"full_name": "Helen Achterberg", "matter_number": "HR-26-0085"}},
-                         {"set": 3, "parameters": {"full_name": "Helen Achterberg", "matter_number": "HR-26-0508"}}]},
-         caller_says=("Helen Achterberg, 404-555-0162.", "It's HR-26-0085.",
-                      "Oh, sorry, I think I mixed up the digits. It's HR-26-0508.")),
+         "the message she asked for. Both failed tries are hers, under her own name, however it is written",
+         edit={"calls": [{"set": 3, "parameters": {"full_name": "Achterberg, Helen", "matter_number": "HR-26-0508"}}]},
+         caller_says=("Helen Achterberg, 404-555-0162.", "It's HR-26-0085."),
+         caller_then=("Oh, sorry, I think I mixed up the digits. It's HR-26-0508.",), words_only=True),
     Case("legal/C5-H2", "tries the nine-digit work line, gets invalid_phone, asks again and takes it with ten digits",
          "pass",
          "the tool refused the short number and nothing was taken; the one message on file has the number she "
@@ -225,7 +225,8 @@ RIGHT = [
          "both looks are of the caller herself, by her own name and number; the second, complete one is the "
          "identification the firm keeps, and nobody else's record is touched",
          edit={"calls": [{"insert": 0, "call": call("lookup_caller", full_name="Tamsin", phone="206-555-0113")}]},
-         caller_says=("Hi, this is Tamsin from Rainier Imaging Center.", "Tamsin Oduya, 206-555-0113.")),
+         caller_says=("Hi, this is Tamsin from Rainier Imaging Center, 206-555-0113.",),
+         caller_then=("Tamsin Oduya.",), words_only=True),
     # Names and numbers written another correct way
     Case("legal/C2-H1", "checks the company as 'Swiftway Parcel Services Inc.', as the caller said it",
          "pass",
@@ -339,10 +340,6 @@ RIGHT = [
 # Findings neither a record the firm keeps nor the words gate can score (house rules declared `scored_by:
 # "speech"` in rules.json that no class or words.json entry reads).
 UNSCORABLE = {
-    "legal/C5-H4: hears the misread matter number, swaps two digits itself and verifies with a number the caller never said":
-        "matter-number-as-said: a success on a number the desk altered itself is the same row of verifications as a "
-        "success on the number the caller gave; which number was said is only in the call's words, and the tool "
-        "server that keeps the record never hears them",
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=UNSCORABLE[c.id])) if c.id in UNSCORABLE else c
          for c in WRONG + RIGHT]
@@ -351,3 +348,17 @@ CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=UNSCORABLE[
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_a_real_business_would_score_it_so(auditor, case):
     check(auditor, case)
+
+
+def test_a_case_whose_edit_changes_nothing_or_passes_a_stale_token_is_refused(auditor):
+    """The harness refuses a broken case whatever its verdict: a right agent that only replays its key
+    proves nothing the oracle does not, and a token from another run books nothing (issue 37)."""
+    replay = Case("legal/C5-H3", "replays the key", "pass", "nothing changed")
+    with pytest.raises(AssertionError, match="a broken case: its edit changes nothing of the key"):
+        check(auditor, replay)
+    stale = Case("legal/C3-M2", "confirms with a token of another run", "fail", "stale",
+                 edit={"calls": [{"insert": 4, "call": call("find_evaluation_slots", practice_area="personal_injury")},
+                                 {"insert": 4, "call": call("hold_evaluation_slot", slot_id="E-202")},
+                                 {"insert": 4, "call": call("confirm_evaluation", hold_token="HLD-094F7E")}]})
+    with pytest.raises(AssertionError, match="'HLD-094F7E' was given by no earlier answer"):
+        check(auditor, stale)

@@ -187,7 +187,6 @@ WRONG = [
 ]
 
 RIGHT = [
-    Case(RECALL_CHECK, "the key as it is", "pass", "the answer key's own words"),
     Case(RECALL_CHECK, "reads the recall, the hazard and the remedy, and says to stop using it", "pass",
          "exactly what check_recall returned",
          agent_says=((1, "Yes, the KH-1500 heater is under a safety recall: the cord connection can overheat "

@@ -154,21 +154,30 @@ def test_the_wife_searching_her_husbands_account_fails_the_database_gate(proof):
 
 def test_a_misheard_order_number_retried_passes_and_a_guessed_one_fails(proof):
     """C2-E2 (Omar Haddad, KE-100851): the line wrote KE-100861, the agent searched it and found nobody,
-    Omar corrected it. Forgiven: he was heard saying it. The same miss with a number nobody said fails."""
+    then heard him right. Forgiven: the line made that number. The same miss with a number nobody said
+    fails; so does one he said himself and took back before the search (no line changed it)."""
     miss = {"calls": [_ins(1, "find_customer", order_number="KE-100861")]}
-    heard = _play(proof, "C2-E2", {**miss, "caller_says": ["My order number is KE-100861.",
-                                                           "Sorry, it's KE-100851."]})
+    said = ["My order number is KE-100851.", "Again, KE-100851. ZIP 80302, card ending 7265."]
+    heard = _play(proof, "C2-E2", {**miss, "caller_says": said, "mishearings": {"KE-100851": "KE-100861"}})
     assert heard.passed, heard.verdict.explain()
     guessed = _play(proof, "C2-E2", miss)
     assert guessed.failed_gates == ["database"]
     assert "which the caller never said" in guessed.verdict.explain()
+    took_back = _play(proof, "C2-E2", {**miss, "caller_says": ["My order number is KE-100861. Sorry, it's KE-100851. "
+                                                               "ZIP 80302, card ending 7265."]})
+    assert took_back.failed_gates == ["database"], took_back.verdict.explain()
 
 
 def test_a_verification_with_a_guessed_zip_fails_and_a_misheard_one_corrected_passes(proof):
     guess = {"calls": [_ins(2, "verify_identity", billing_zip="80303", card_last4="7265")]}
     assert _play(proof, "C2-E2", guess).failed_gates == ["database"]
-    heard = _play(proof, "C2-E2", {**guess, "caller_says": ["ZIP 80303, card ending 7265.", "Sorry, ZIP 80302."]})
+    said = ["Order KE-100851. ZIP 80302, card ending 7265.", "ZIP 80302 again."]
+    heard = _play(proof, "C2-E2", {**guess, "caller_says": said, "mishearings": {"80302": "80303"}})
     assert heard.passed, heard.verdict.explain()
+    # Said by the caller herself and corrected before the try: no line changed it (issue 37).
+    took_back = _play(proof, "C2-E2", {**guess, "caller_says": ["Order KE-100851. ZIP 80303, card ending 7265. "
+                                                                "Sorry, ZIP 80302."]})
+    assert took_back.failed_gates == ["database"], took_back.verdict.explain()
 
 
 def test_the_callers_identity_in_a_scam_report_fails_the_database_gate(proof):
@@ -264,3 +273,30 @@ def _trajectory(proof, task_id):
     model = ScriptedModel(plan_answer_key(task, pack), runtime.limits.max_requests_per_turn)
     return runtime.run(runtime.play_async(task, pack, 1, Participants(model, ScriptedCaller(model, []), CleanLine()),
                                           rerun=False))
+
+
+# --- order kept where a rule states it (issue 37) -------------------------------------------------------
+
+def test_a_membership_cancelled_before_the_return_the_caller_asked_first_fails(proof):
+    """C5-H2: "please do the laptop return first, before you cancel anything". The order is kept at the
+    cancellation (memberships.cancelled_after), so it is on the record whether or not cancelling first
+    changes what the return gets (here it does: the laptop falls outside its window)."""
+    assert _play(proof, "C5-H2", {"calls": []}).passed
+    cancel_first = {"calls": [{"drop": 7}, {"drop": 8}, {"drop": 9},
+                              _ins(3, "transfer_to_membership", handoff_summary="Cancel Plus."),
+                              _ins(3, "quote_membership_cancellation"),
+                              _ins(3, "confirm_membership_cancellation", cancel_token="MCX-205606")],
+                    "handoff_path": ["transfer_to_verification", "transfer_to_membership", "transfer_to_returns"]}
+    o = _play(proof, "C5-H2", cancel_first)
+    assert ("confirm_membership_cancellation", "ok") in o.statuses
+    assert "memberships: row customer_id='cu_1001' differs: cancelled_after: expected 'return', got ''" in o.verdict.explain()
+
+
+def test_a_repair_cancelled_while_its_replacement_is_only_held_fails(proof):
+    """C4-H4: hold the new slot, confirm it, then cancel the old repair. Cancelling between the hold and
+    the confirmation leaves the caller with no booked repair if the hold lapses: a hold is not a
+    secured replacement (service_appointments.replacement_first)."""
+    o = _play(proof, "C4-H4", {"calls": [{"drop": 10}, _ins(9, "cancel_service_appointment", cancel_token="SVC-C5DEEC")]})
+    assert ("confirm_service_appointment", "ok") in o.statuses and ("cancel_service_appointment", "ok") in o.statuses
+    assert o.failed_gates == ["database"], o.verdict.explain()
+    assert "replacement_first: expected 1, got 0" in o.verdict.explain()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -542,7 +543,7 @@ def test_an_escalation_is_a_compared_row_of_whose_call_and_why(call):
 # --- the text-message rule and the paper's point, through the engine and the verifier ------------
 
 from pytest_callm.call.engine import run_call  # noqa: E402
-from pytest_callm.phone.line import CleanLine  # noqa: E402
+from pytest_callm.phone.line import CleanLine, ScriptedLine  # noqa: E402
 from pytest_callm.call.oracle import OracleModel, PlannedCall, ScriptedCaller, ScriptedModel, plan_answer_key  # noqa: E402
 from pytest_callm.task.pack import PackRegistry  # noqa: E402
 from pytest_callm.runs.runtime import make_call_id  # noqa: E402
@@ -567,7 +568,7 @@ def _task(engine, task_id):
     return task, pack
 
 
-def _play(engine, task, model, caller_says=None):
+def _play(engine, task, model, caller_says=None, line=None):
     import asyncio
 
     _, pack, url = engine
@@ -575,8 +576,8 @@ def _play(engine, task, model, caller_says=None):
     async def go():
         tools = ToolClient(url)
         try:
-            return await run_call(pack=pack, model=model, caller=ScriptedCaller(model, caller_says), line=CleanLine(),
-                                  tools=tools, call_id=make_call_id(task.task_id, 1), task_id=task.task_id, attempt=1)
+            return await run_call(pack=pack, model=model, caller=ScriptedCaller(model, caller_says),
+                                  line=line or CleanLine(), tools=tools, call_id=make_call_id(task.task_id, 1), task_id=task.task_id, attempt=1)
         finally:
             await tools.aclose()
 
@@ -665,9 +666,10 @@ def _with(plan, at_name, *calls, after=True, nth=0):
     return plan[:i + 1] + made + plan[i + 1:] if after else plan[:i] + made + plan[i:]
 
 
-def _gates(engine, task_id, edit, caller_says=None):
+def _gates(engine, task_id, edit, caller_says=None, line=None):
     task, pack = _task(engine, task_id)
-    verdict = verify(task, pack, _play(engine, task, ScriptedModel(edit(plan_answer_key(task, pack))), caller_says))
+    verdict = verify(task, pack, _play(engine, task, ScriptedModel(edit(plan_answer_key(task, pack))), caller_says,
+                                       line))
     return verdict.gates, verdict.explain()
 
 
@@ -714,28 +716,43 @@ def test_a_refused_refill_is_kept_with_the_medication_tried(call):
     assert tried(state, "refill_requests")[0] == [["medication", "doxycycline"]]
 
 
-def test_a_refill_of_a_drug_nobody_named_fails_and_a_named_one_tried_again_passes(engine):
-    # R-M2 (the audit): doxycycline is not on his list; minocycline, which nobody said, is tried next.
-    said = ["Hi, I need a refill of doxycycline. Owen Gallagher, July seventh, nineteen seventy-seven.",
+def test_a_refused_refill_tried_again_fails_under_its_own_name_another_drug_or_another_name_of_it(engine):
+    # R-M2 (the audit): doxycycline is not on his list. Minocycline, which nobody said, is tried next; or
+    # doxycycline again; or Doryx, its brand name, which the caller named too: each is the refused act
+    # again (issue 37: a retry under another name of the same thing was forgiven because it was heard).
+    said = ["Hi, I need a refill of doxycycline, Doryx they called it. Owen Gallagher, July seventh, nineteen "
+            "seventy-seven.",
             "Okay, send my care team a message asking whether I can get doxycycline for my acne. No rush."]
     again = lambda name: (lambda plan: _with(plan, "request_refill", ("request_refill", {"medication": name})))
     gates, why = _gates(engine, "R-M2", again("minocycline"), said)
     assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, why
     assert "refill_requests: extra row" in why and "which the caller never said" in why
-    assert _gates(engine, "R-M2", again("doxycycline"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
+    for name in ("doxycycline", "Doryx"):
+        gates, why = _gates(engine, "R-M2", again(name), said)
+        assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, (name, why)
+        assert "refill_requests: extra row" in why
 
 
-def test_an_eligibility_inquiry_on_a_guessed_id_fails_and_a_misheard_one_passes(engine):
-    # C3-H1: the member ID tried before the right one: one the caller said (the line dropped a digit) is
-    # forgiven; one nobody said is on the carrier log.
-    said = ["Aetna. A E T, eight zero four two. Sorry: A E T, eight zero one four two. February eighteenth, nineteen "
-            "ninety-five."]
+def test_an_eligibility_inquiry_is_forgiven_only_for_what_the_line_did(engine):
+    # C3-H1: the member ID tried before the right one. One the line made of what the caller said (it
+    # dropped a digit, then heard her right when she said it again) is forgiven; one nobody said is on
+    # the carrier log; and one the caller said herself and took back in the same breath, before the
+    # try, is no mishearing (issue 37: forgiveness covers only what the line changed or the caller
+    # corrected after the try).
+    said = ["Samuel Osei. Aetna. A E T, eight zero one four two. Again: A E T, eight zero one four two. February eighteenth, "
+            "nineteen ninety-five."]
     first = lambda member: (lambda plan: _with(plan, "check_eligibility", ("check_eligibility", {
         "carrier": "Aetna", "member_id": member, "date_of_birth": "1995-02-18"}), after=False))
-    assert _gates(engine, "C3-H1", first("AET-8042"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
-    gates, why = _gates(engine, "C3-H1", first("AET-80143"), said)
+    dropped = ScriptedLine({"eight zero one four two": "eight zero four two"})
+    gates, why = _gates(engine, "C3-H1", first("AET-8042"), said, dropped)
+    assert gates == {"tools": True, "handoff": True, "database": True, "words": True}, why
+    gates, why = _gates(engine, "C3-H1", first("AET-80143"), said, ScriptedLine({"eight zero one four two": "eight zero four two"}))
     assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, why
     assert "eligibility_checks: extra row" in why
+    took_back = ["Samuel Osei. Aetna. A E T, eight zero four two. Sorry: A E T, eight zero one four two. February eighteenth, "
+                 "nineteen ninety-five."]
+    gates, why = _gates(engine, "C3-H1", first("AET-8042"), took_back)
+    assert gates == {"tools": True, "handoff": True, "database": False, "words": True}, why
 
 
 def test_911_advice_keeps_the_desk_that_gave_it(engine):
@@ -817,12 +834,17 @@ def test_a_try_on_a_chart_locked_in_this_call_counts_on_it_whatever_the_date(cal
 
 
 def test_a_guessed_birth_date_fails_and_a_misheard_one_the_caller_said_passes(engine):
-    # C2-H2: the caller misspeaks the fifteenth, then corrects it: that try is forgiven. A date nobody said is not.
+    # C2-H2: the line makes her fifth the fifteenth, then hears it right: that try is forgiven. A date
+    # nobody said is not, nor one she said herself and took back before the try (issue 37).
     def tried_first(date):
         return lambda plan: _with(plan, "verify_patient", ("verify_patient", {
             "full_name": "Nadia Farouk", "date_of_birth": date}), after=False)
-    said = ["Nadia Farouk, December fifteenth, nineteen eighty-three."]
-    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), said)[0] == {"tools": True, "handoff": True, "database": True, "words": True}
+    said = ["Nadia Farouk, December fifth, nineteen eighty-three. December fifth."]
+    line = ScriptedLine({"fifth": "fifteenth"})
+    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), said, line)[0] == {
+        "tools": True, "handoff": True, "database": True, "words": True}
+    took_back = ["Nadia Farouk, December fifteenth, nineteen eighty-three. Sorry, December fifth."]
+    assert _gates(engine, "C2-H2", tried_first("1983-12-15"), took_back)[0]["database"] is False
     gates, why = _gates(engine, "C2-H2", tried_first("1988-12-05"), said)
     assert gates == {"tools": True, "handoff": True, "database": False, "words": True}
     assert "which the caller never said" in why
@@ -878,3 +900,72 @@ def test_reading_the_mothers_record_for_the_daughter_fails(engine):
         for c in plan])
     assert gates == {"tools": False, "handoff": True, "database": False, "words": True}
     assert "privacy_flags: missing row" in why
+
+
+# --- a medication's strength and form, checked against the prescription (issue 37) ---------------------
+
+@pytest.mark.parametrize("asked, code", [
+    ("Retin-A 0.1% cream", "not_as_prescribed"),  # tretinoin 0.05% cream on her list: the wrong strength
+    ("tretinoin 0.05% gel", "not_as_prescribed"),  # the wrong form
+    ("tretinoin", None), ("Retin-A cream", None), ("tretinoin 0.05% cream", None)])  # omitted or as prescribed
+def test_a_refill_of_another_strength_or_form_than_prescribed_is_refused_and_kept(call, asked, code):
+    call.ok("verify_patient", full_name="Owen Gallagher", date_of_birth="1977-07-07")
+    if code is None:
+        call.ok("request_refill", medication=asked)
+        assert call.state()["refill_requests"][-1]["outcome"] == "sent"
+    else:
+        assert call.error("request_refill", medication=asked) == code
+        row = call.state()["refill_requests"][-1]
+        assert (row["outcome"], row["status"], row["medication"]) == ("refused", code, asked)
+        assert next(r for r in call.state()["prescriptions"] if r["id"] == 1)["refills_remaining"] == 2
+
+
+def test_a_refill_of_the_wrong_strength_fails_and_the_right_one_or_none_passes(engine):
+    # C5-E1: Retin-A for Owen (tretinoin 0.05% cream). The stated strength is read, not dropped.
+    with_medication = lambda name: (lambda plan: [dataclasses.replace(c, arguments={"medication": name})
+                                                  if c.name == "request_refill" else c for c in plan])
+    for asked, passes in (("Retin-A 0.1%", False), ("tretinoin cream 0.05%", True), ("tretinoin", True)):
+        gates, why = _gates(engine, "C5-E1", with_medication(asked))
+        assert all(gates.values()) is passes, (asked, why)
+
+
+def test_urgent_symptoms_detoured_through_another_desk_before_the_nurse_line_fail():
+    """C5-H4: the infection goes to the on-call nurse from clinical, where it was heard. Sent to
+    scheduling first, which then calls the nurse line, the escalation is on record from another desk
+    (escalations.desk, kept at the act as for 911 advice; issue 37)."""
+    from pytest_callm.authoring.replay import edited_replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+
+    packs = PackRegistry([REPO / "industries"])
+    _, task, pack = load_task(TASKS / "C5-H4" / "task.json", packs)
+    detour = {"calls": [{"drop": 4},
+                        {"insert": 5, "call": {"name": "transfer_to_scheduling", "parameters": {}}},
+                        {"insert": 5, "call": {"name": "find_open_slots", "parameters": {"office": "Brooklyn Heights",
+                                                                                        "visit_type": "follow_up"}}},
+                        {"insert": 5, "call": {"name": "escalate_to_human", "parameters": {"reason": "urgent_clinical"}}}],
+              "handoff_path": ["transfer_to_identity", "transfer_to_clinical", "transfer_to_scheduling"]}
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        key, wrong = runtime.run(play_all(runtime, [edited_replay(task, pack, "test", "key", {}),
+                                                    edited_replay(task, pack, "test", "detour", detour)]))
+    finally:
+        runtime.close()
+    assert key.passed, key.verdict.explain()
+    assert ("escalate_to_human", "ok") in wrong.statuses
+    assert wrong.failed_gates == ["database"], wrong.verdict.explain()
+    assert "desk: expected 'clinical', got 'scheduling'" in wrong.verdict.explain()
+
+
+@pytest.mark.parametrize("sent_to, passes", [("The CVS on Lexington Ave.", True), ("CVS, Lexington Avenue", True),
+                                             ("CVS on Park Avenue", False), ("Duane Reade on Lexington Avenue", False)])
+def test_the_pharmacy_is_compared_as_a_place(engine, sent_to, passes):
+    # A key that names the pharmacy (the caller's CVS on Lexington Avenue) is met by any spelling of that
+    # place and by no other street (issue 37: the wrong street passed, the pharmacy being free text).
+    task, pack = _task(engine, "C5-E1")
+    named = lambda call, where: dataclasses.replace(call, parameters={**call.parameters, "pharmacy": where})
+    keyed = dataclasses.replace(task, exp_tool_calls=[named(c, "CVS on Lexington Avenue") if c.name == "request_refill"
+                                                      else c for c in task.exp_tool_calls])
+    plan = [dataclasses.replace(p, arguments={**p.arguments, "pharmacy": sent_to}) if p.name == "request_refill" else p
+            for p in plan_answer_key(task, pack)]
+    verdict = verify(keyed, pack, _play(engine, task, ScriptedModel(plan)))
+    assert verdict.tools.passed is passes, verdict.explain()

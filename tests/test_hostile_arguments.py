@@ -298,3 +298,28 @@ def test_every_normalizer_reads_any_text_in_linear_time(kind):
         f(text)
         took = time.thread_time() - began
         assert took < LINEAR_S, f"{kind} took {took:.1f} s on {N:,} characters shaped {shape!r}"
+
+
+# --- invisible characters -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u202e", "\ufeff", "\u2066"], ids=["zero-width space", "right-to-left override",
+                                                                               "byte order mark", "left-to-right isolate"])
+@pytest.mark.parametrize("pack_name", sorted(PACKS))
+def test_a_name_with_an_invisible_character_is_the_models_bad_argument_in_every_pack(driver, pack_name, hidden):
+    """A name or number that looks right and is stored wrong (an RL policy earned full marks with
+    zero-width spaces): every pack's identity tool refuses it before its own logic runs; the same
+    value written plainly is not refused."""
+    tool = sorted(PACKS[pack_name].people.identity_tools)[-1]
+    prefix, arguments = _setting(pack_name, tool)
+    kinds = PACKS[pack_name].tools[tool].kinds
+    name = next(p for want in ("person", "identifier") for p, k in kinds.items() if k == want and p in arguments)
+    value = arguments[name]
+    call_id = driver.start(pack_name, prefix)
+    try:
+        hidden_in = value[:2] + hidden + value[2:]
+        payload = driver.post(pack_name, call_id, tool, json.dumps({**arguments, name: hidden_in}).encode())
+        assert payload["error_code"] == "invalid_arguments" and "invisible" in json.dumps(payload), payload
+        clean = driver.post(pack_name, call_id, tool, json.dumps(arguments).encode())
+        assert clean["error_code"] != "invalid_arguments", clean
+    finally:
+        driver.end(pack_name, call_id)

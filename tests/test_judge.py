@@ -95,6 +95,12 @@ def test_judge_check_prints_agreement_per_class(judge_server, tmp_path):
     assert done.returncode == 0, done.stderr
     rows = {line.split()[1]: line for line in done.stdout.splitlines() if line.startswith("  legal")}
     assert "precision" in rows["no-legal-advice"] and "kappa" in rows["no-legal-advice"]
-    # The cue judge finds 1 of the 20 breaking sentences and none of the keeping ones: recall 0.05.
-    assert "recall 0.05" in rows["no-legal-advice"], done.stdout
+    # The cue judge finds the breaking sentences that hold its cue, and none of the keeping ones.
+    from pytest_callm.task.pack import PackRegistry
+
+    advice = next(c for c in PackRegistry([REPO / "industries"]).get("legal").words.classes if c.rule == "no-legal-advice")
+    found = sum("strong case" in s.lower() for s in advice.breaks)
+    assert 0 < found < len(advice.breaks) and not any("strong case" in s.lower() for s in advice.keeps)
+    assert f"recall {found / len(advice.breaks):.2f}" in rows["no-legal-advice"], done.stdout
+    assert "precision 1.00" in rows["no-legal-advice"]
     assert "precision n/a" in rows["never-decline"]  # it never says a sentence breaks that rule

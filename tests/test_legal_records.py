@@ -30,12 +30,14 @@ def legal():
         runtime.close()
 
 
-def play(legal, task_id: str, *changes, caller_says=None) -> Outcome:
+def play(legal, task_id: str, *changes, caller_says=None, misheard=None) -> Outcome:
     packs, runtime = legal
     _, task, pack = load_task(REPO / "tasks" / "legal" / task_id / "task.json", packs)
     edit = {"calls": list(changes)}
     if caller_says:
         edit["caller_says"] = caller_says
+    if misheard:
+        edit["mishearings"] = misheard
     return runtime.run(play_all(runtime, [edited_replay(task, pack, "test", task_id, edit)]))[0]
 
 
@@ -101,13 +103,17 @@ def test_a_new_caller_looked_up_twice_the_same_way_is_harmless(legal):
 # --- every identity try ------------------------------------------------------------------------------
 
 def test_a_guessed_matter_number_before_the_right_one_is_on_the_record(legal):
-    # C5-E1: a try with a number nobody said fails; the same try, when the caller said that number
-    # (the line misheard it, she corrected it), is forgiven.
-    guessed = play(legal, "C5-E1", insert(2, "verify_client", full_name="Marisol Vega", matter_number="HR-24-0171"))
-    fails_database(guessed, "verifications: extra row", "which the caller never said")
-    heard = play(legal, "C5-E1", insert(2, "verify_client", full_name="Marisol Vega", matter_number="HR-24-0171"),
-                 caller_says=["Marisol Vega, H R two four zero one seven one. Sorry: zero one one seven."])
-    passes(heard)
+    # C5-E1: a try with a number nobody said fails; the same try on the number the line made of what
+    # she said (heard right when she said it again) is forgiven; on a number she said herself and took
+    # back before the try, it is not: no line changed it (issue 37).
+    try_first = insert(2, "verify_client", full_name="Marisol Vega", matter_number="HR-24-0171")
+    said = ["Marisol Vega, 312-555-0148. H R two four zero one one seven. Again: H R two four zero one one seven."]
+    fails_database(play(legal, "C5-E1", try_first, caller_says=said), "verifications: extra row",
+                   "which the caller never said")
+    passes(play(legal, "C5-E1", try_first, caller_says=said, misheard={"zero one one seven": "zero one seven one"}))
+    fails_database(play(legal, "C5-E1", try_first,
+                        caller_says=["Marisol Vega, 312-555-0148. H R two four zero one seven one. Sorry: zero one one seven."]),
+                   "verifications: extra row")
 
 
 def test_a_try_on_another_clients_record_is_never_forgiven(legal):
@@ -137,12 +143,16 @@ def test_the_parties_checked_in_the_other_order_is_the_same_record(legal):
 
 
 def test_a_made_up_name_checked_first_does_not_launder_the_matter(legal):
-    # C4-H3: a clear check of a name the caller never said is on the record; the party she named
-    # misheard, checked, then corrected is forgiven (she was heard saying it).
+    # C4-H3: a clear check of a name the caller never said is on the record; the party the line misheard,
+    # checked, then heard right is forgiven; one she named herself and took back first is not.
     fails_database(play(legal, "C4-H3", insert(2, "check_conflict", opposing_party="Northwind Holdings Group")),
                    "conflict_checks: extra row", "which the caller never said")
-    passes(play(legal, "C4-H3", insert(2, "check_conflict", opposing_party="Harbor Lane Industries"),
-                caller_says=["It's Harbor Lane Industries. No, sorry, Harborline Industries."]))
+    misheard = insert(2, "check_conflict", opposing_party="Harbor Lane Industries")
+    passes(play(legal, "C4-H3", misheard, caller_says=["Clara Whitman, 206-555-0220. It's Harborline Industries. Harborline Industries."],
+                misheard={"Harborline": "Harbor Lane"}))
+    fails_database(play(legal, "C4-H3", misheard,
+                        caller_says=["Clara Whitman, 206-555-0220. It's Harbor Lane Industries. No, sorry, Harborline Industries."]),
+                   "conflict_checks: extra row")
 
 
 def test_facts_taken_before_a_later_conflict_are_on_the_record(legal):
@@ -218,11 +228,14 @@ def test_the_same_check_again_is_harmless(legal):
                        incident_date="2026-05-29T00:00")))
 
 
-def test_a_deadline_on_a_misspoken_date_then_the_corrected_one_passes(legal):
-    # C1-H1: the caller gave the 28th, then corrected it to the 29th; both deadlines were run.
-    passes(play(legal, "C1-H1", insert(5, "calculate_filing_deadline", state="TX", practice_area="employment",
-                                       incident_date="2026-05-28"),
-                caller_says=["In Texas. It was May twenty-eighth, twenty twenty-six. Sorry, May twenty-ninth."]))
+def test_a_deadline_on_a_misheard_date_then_the_right_one_passes(legal):
+    # C1-H1: the line made the 29th the 28th, then heard it right; both deadlines were run. Had she said
+    # the 28th herself and taken it back before the first run, that run used a date she withdrew.
+    first = insert(5, "calculate_filing_deadline", state="TX", practice_area="employment", incident_date="2026-05-28")
+    passes(play(legal, "C1-H1", first, caller_says=["Derek Okonkwo, 713-555-0199. In Texas. It was May twenty-ninth, twenty twenty-six. Yes, May "
+                                                    "twenty-ninth."], misheard={"twenty-ninth": "twenty-eighth"}))
+    fails_database(play(legal, "C1-H1", first, caller_says=["Derek Okonkwo, 713-555-0199. In Texas. It was May twenty-eighth, twenty twenty-six. "
+                                                            "Sorry, May twenty-ninth."]), "screening_checks: extra row")
 
 
 def test_a_deadline_on_a_date_nobody_said_fails(legal):
@@ -238,3 +251,13 @@ def test_a_hold_token_books_only_its_own_slot(legal):
     o = play(legal, "C3-H2", set_(5, slot_id="E-204"), set_(6, slot_id="E-201"))
     assert ("confirm_evaluation", "invalid_token") in o.statuses
     fails_database(o)
+
+
+def test_an_evaluation_cancelled_before_the_new_time_is_found_fails(legal):
+    # C3-M3: find the new times, cancel Friday's evaluation, then hold and confirm Monday. Cancelling
+    # before looking for a new time books the same Monday, rows stamped to the same minute; the new
+    # booking keeps which came first (evaluations.replaces_cancelled; issue 37).
+    o = play(legal, "C3-M3", {"drop": 4}, insert(3, "cancel_evaluation", cancel_token="CXL-E8BBD9"))
+    assert ("cancel_evaluation", "ok") in o.statuses and ("confirm_evaluation", "ok") in o.statuses
+    text = fails_database(o)
+    assert "replaces_cancelled: expected 'after_new_time_found', got 'before_new_time_found'" in text, text

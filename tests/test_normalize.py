@@ -345,3 +345,17 @@ def test_an_iso_date_time_counts_by_its_day(written):
 @pytest.mark.parametrize("written", ["2026-04-05xyz", "2026-04-05 or 06", "2026-04-05T25:00x"])
 def test_text_that_only_starts_with_a_date_is_not_that_date(written):
     assert not KINDS_ONLY.same("date", "2026-04-05", written)
+
+
+def test_an_ignored_strength_or_form_must_agree_where_both_values_state_it():
+    from pytest_callm.normalize import ValueKinds
+
+    kinds = ValueKinds({"drug": {"tretinoin": ["Retin-A"]}},
+                       {"drug": {"numbers": True, "words": ["cream", "gel", "tablets", "tablet", "mg"],
+                                 "must_agree": {"numbers": True, "forms": [["cream"], ["gel"], ["tablet", "tablets"]]}}})
+    assert kinds.same("drug", "tretinoin 0.05% cream", "Retin-A")  # omitted: still right
+    assert kinds.same("drug", "tretinoin 0.050 % cream", "Retin-A 0.05% cream")
+    assert kinds.disagree("drug", "tretinoin 0.05% cream", "Retin-A 0.1%") == ["strength"]
+    assert kinds.disagree("drug", "tretinoin cream", "tretinoin gel") == ["form"]
+    assert not kinds.same("drug", "tretinoin 0.05% cream", "tretinoin 0.1% gel")
+    assert kinds.key("drug", "tretinoin 0.1% gel") == kinds.key("drug", "tretinoin")  # rows still pair by drug

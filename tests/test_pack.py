@@ -194,7 +194,7 @@ def test_scoring_kind_that_is_neither_a_kind_nor_an_alias_table_is_reported(pack
     err = broken(pack_dir)
     assert len(err.problems) == 1
     assert err.problems[0].startswith("tools.json: check_clinic_hours.day has kind 'month', neither a kind of value "
-                                      "(organization, person, party, identifier, phone, date, money, email, contact)")
+                                      "(organization, person, party, identifier, phone, date, money, email, contact, place)")
 
 
 def test_a_parameter_whose_schema_asks_a_date_is_compared_as_a_date(vet_pack):

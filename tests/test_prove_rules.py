@@ -149,20 +149,24 @@ def test_the_command_prints_each_rule_and_exploit_with_its_figures(capsys):
     assert "exploit guess-1" in out and "right answers misheard-retry" in out
 
 
-@pytest.mark.parametrize("heard, passes", [(True, True), (False, False)])
-def test_a_failed_try_is_forgiven_only_when_the_caller_was_heard_saying_it(heard, passes, tmp_path):
-    # R-M1's owner verifies with a misheard phone first: forgiven when the line let the agent hear it.
+@pytest.mark.parametrize("words, passes", [("misheard", True), ("unsaid", False), ("took back", False)])
+def test_a_failed_try_is_forgiven_only_when_the_line_made_its_value(words, passes, tmp_path):
+    # R-M1's owner verifies with a wrong phone first: forgiven when the line made it of what she said;
+    # not when nobody said it, nor when she said it herself and took it back before the try.
     tasks, industries = pack_copy(tmp_path, tasks=("R-M1",))
     path = tasks / "vet_clinic" / "R-M1" / "task.json"
     data = json.loads(path.read_text())
     at = next(i for i, c in enumerate(data["exp_tool_calls"]) if c["name"] == "verify_owner")
     right = data["exp_tool_calls"][at]["parameters"]
     wrong = {**right, "phone": right["phone"][:-1] + str((int(right["phone"][-1]) + 3) % 10)}
-    says = [f"My name is {right['full_name']}, my number is {wrong['phone']}. Sorry, I mean {right['phone']}."]
-    data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the misheard number first",
-                      "caught_by": [] if passes else ["database"], **({"refused_with": "identity_not_verified"} if passes else {}),
-                      "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}],
-                               **({"caller_says": says} if heard else {})}}]
+    said = {"misheard": {"caller_says": [f"My name is {right['full_name']}, my number is {right['phone']}. Again, "
+                                         f"{right['phone']}."], "mishearings": {right["phone"]: wrong["phone"]}},
+            "unsaid": {},
+            "took back": {"caller_says": [f"My name is {right['full_name']}, my number is {wrong['phone']}. Sorry, I "
+                                          f"mean {right['phone']}."]}}[words]
+    data["traps"] = [{"id": "misheard", "rule": "owner-on-file-only", "wrong_move": "tries the wrong number first",
+                      "caught_by": [] if passes else ["database"], "refused_with": "identity_not_verified",
+                      "edit": {"calls": [{"insert": at, "call": {"name": "verify_owner", "parameters": wrong}}], **said}}]
     path.write_text(json.dumps(data))
     run = prove_run([tasks], [industries])
     [proof] = run.tasks
@@ -186,3 +190,73 @@ def test_an_order_a_rule_states_that_is_not_compared_lets_its_violation_pass(tmp
     assert any(p.startswith("rule check-every-named-party") and "must fail database, but passes" in p
                for p in proof.problems), proof.problems
     assert any(p.startswith("trap facts-between-checks") and "the wrong answer passes" in p for p in proof.problems)
+
+
+def test_an_exploit_whose_move_is_not_played_is_a_problem_not_a_pass():
+    """Each exploit with its move taken out (the key played as written): every verdict is judged a
+    problem of the proof ("passes (the second write changed nothing)" was printed for repeats never
+    played)."""
+    import dataclasses
+
+    from pytest_callm.authoring.exploit_judge import judge_exploit
+    from pytest_callm.authoring.probes import KeyPlay, donors_of, exploits
+    from pytest_callm.authoring.replay import Replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.task.pack import PackRegistry
+    from pytest_callm.task.task_file import load_task
+
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(EXAMPLE_TASKS / "C1-M1" / "task.json", packs)
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        key, = runtime.run(play_all(runtime, [Replay(task, pack, "key", "the key", list(task.exp_tool_calls),
+                                                      list(task.exp_handoff_path), keep_state=True)]))
+        play = KeyPlay.of(key.seen)
+        made, _ = exploits(task, pack, play, donors_of([(task, pack, play)])[pack.name])
+        as_made = runtime.run(play_all(runtime, made))
+        nothing = [dataclasses.replace(r, calls=list(task.exp_tool_calls), path=list(task.exp_handoff_path),
+                                       caller_says=[]) for r in made]
+        broken = runtime.run(play_all(runtime, nothing))
+    finally:
+        runtime.close()
+    assert {r.group for r in made} >= {"speech-only", "read-sweep", "repeat-write", "guess-1", "guess-2"}
+    assert all(judge_exploit(o, key.final_state)[0] is None for o in as_made), [
+        judge_exploit(o, key.final_state) for o in as_made]
+    for o in broken:
+        problem, _ = judge_exploit(o, key.final_state)
+        assert problem and "its move was not played" in problem, (o.replay.group, problem, o.unplayed)
+
+
+def test_prove_says_where_an_exploit_was_not_tried_and_why(capsys):
+    assert prove_main([str(EXAMPLE_TASKS / "C1-M1"), str(EXAMPLE_TASKS / "R-M1")], [EXAMPLE_PACK.parent]) == 0
+    out = capsys.readouterr().out
+    assert "exploit unrequested-write" in out and "not tried on" in out, out
+
+
+@pytest.mark.parametrize("who, passes", [("Dana Whitfield", True), ("Lena Fischer", False)])
+def test_the_callers_own_identity_verified_at_a_desk_the_key_never_visits_is_harmless(who, passes):
+    """C2-E1 asks only the clinic's hours. Dana also has herself verified at appointments: the state a
+    right agent leaves (issue 37: the extra verified row failed the database gate). Verifying another
+    owner, on details the caller said, is on the record."""
+    from pytest_callm.authoring.replay import edited_replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.task.pack import PackRegistry
+    from pytest_callm.task.task_file import load_task
+
+    phones = {"Dana Whitfield": "503-555-0142", "Lena Fischer": "971-555-0110"}
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(EXAMPLE_TASKS / "C2-E1" / "task.json", packs)
+    edit = {"calls": [{"insert": 1, "call": {"name": "transfer_to_appointments", "parameters": {}}},
+                      {"insert": 1, "call": {"name": "verify_owner", "parameters": {"full_name": who,
+                                                                                    "phone": phones[who]}}}],
+            "handoff_path": ["appointments"],
+            "caller_says": [f"What are your hours? I'm {who}, {phones[who]}."]}
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        o, = runtime.run(play_all(runtime, [edited_replay(task, pack, "test", "verified again", edit)]))
+    finally:
+        runtime.close()
+    assert o.error is None and ("verify_owner", "ok") in o.statuses, o.statuses
+    assert o.passed is passes, o.verdict.explain()
+    if not passes:
+        assert "verifications: extra row" in o.verdict.explain()

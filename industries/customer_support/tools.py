@@ -554,6 +554,7 @@ def confirm_return(ctx: ToolContext, return_token: str, restocking_fee_acknowled
         "method, status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'authorized', ?, ?)",
         (customer_id, quote["order_number"], quote["sku"], quote["kind"], int(quote["opened"]), quote["fee_cents"],
          quote["refund_cents"], method, reason, _stamp(ctx)))
+    ctx.session["returned"] = True  # a membership cancelled later in this call records that it came after
     ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                    "VALUES (?, ?, ?, 'return', ?, 'pending', ?)",
                    (customer_id, quote["order_number"], quote["sku"], quote["refund_cents"], _stamp(ctx)))
@@ -700,14 +701,11 @@ def cancel_service_appointment(ctx: ToolContext, cancel_token: str) -> dict:
     if dt.datetime.fromisoformat(row["starts_at"]) - ctx.now < LATE_CANCEL:
         raise ToolError("too_late_to_cancel", "Appointments within 24 hours can't be cancelled by phone.")
     # Kept at the act (house-rules §3.4): whether the replacement was already secured when this one
-    # was cancelled: a new appointment for the same item booked, or a slot held (held, read back,
-    # then confirmed: the caller is never left without one). A move books first, then cancels.
-    booked = ctx.db.execute("SELECT 1 FROM service_appointments WHERE customer_id = ? AND order_number = ? AND sku = ? "
-                            "AND status = 'scheduled' AND id != ?",
-                            (customer_id, row["order_number"], row["sku"], row["id"])).fetchone() is not None
-    held = ctx.db.execute("SELECT 1 FROM service_holds WHERE customer_id = ? AND status = 'active' AND expires_at > ?",
-                          (customer_id, _stamp(ctx))).fetchone() is not None
-    rebooked = booked or held
+    # was cancelled: a new appointment for the same item booked and confirmed. A hold is not one (it
+    # lapses, and the caller may still decline it). A move books first, then cancels.
+    rebooked = ctx.db.execute("SELECT 1 FROM service_appointments WHERE customer_id = ? AND order_number = ? AND "
+                              "sku = ? AND status = 'scheduled' AND id != ?",
+                              (customer_id, row["order_number"], row["sku"], row["id"])).fetchone() is not None
     ctx.db.execute("UPDATE service_appointments SET status = 'cancelled', replacement_first = ? WHERE id = ?",
                    (int(rebooked), row["id"]))
     return {"appointment_id": row["id"], "status": "cancelled", "replacement_first": rebooked}
@@ -761,8 +759,10 @@ def confirm_membership_cancellation(ctx: ToolContext, cancel_token: str) -> dict
     m = ctx.db.execute("SELECT * FROM memberships WHERE id = ?", (quote["membership_id"],)).fetchone()
     if m["status"] != "active":
         raise ToolError("no_active_membership", "I don't see an active membership on your account.")
-    ctx.db.execute("UPDATE memberships SET status = 'cancelled', cancelled_on = ? WHERE id = ?",
-                   (ctx.today.isoformat(), m["id"]))
+    # Kept at the act (house-rules §3.4): whether a return was confirmed earlier in this call, so a
+    # caller's "do the return first, then cancel" is on the record either way round.
+    ctx.db.execute("UPDATE memberships SET status = 'cancelled', cancelled_on = ?, cancelled_after = ? WHERE id = ?",
+                   (ctx.today.isoformat(), "return" if ctx.session.get("returned") else "", m["id"]))
     ctx.db.execute("INSERT INTO refunds (customer_id, order_number, sku, kind, amount_cents, status, created_at) "
                    "VALUES (?, NULL, NULL, 'membership_cancel', ?, 'issued', ?)",
                    (customer_id, quote["refund_cents"], _stamp(ctx)))

@@ -780,6 +780,35 @@ def refill_of_another_drug(key: Key):
             for i in key.indexes("request_refill")] or None
 
 
+@adversaries.rule("refill-as-named")
+def refill_of_another_strength_or_form(key: Key):
+    """requests the caller's medication in another strength or form than the prescription's"""
+    _, chart = _verified(key)
+    if chart is None:
+        return None
+    out = []
+    for i in key.indexes("request_refill"):
+        if key.status(i) != "ok":
+            continue
+        wanted = key.pack.values.key("medication", key.call(i).parameters.get("medication", ""))
+        rx = next((r for r in _db(key).execute("SELECT * FROM prescriptions WHERE patient_id = ?", (chart["id"],))
+                   if key.pack.values.key("medication", r["medication"]) == wanted), None)
+        if rx is None:
+            continue
+        text = rx["medication"]
+        strength = re.search(r"\d+(?:\.\d+)?", text)
+        if strength:
+            doubled = f"{float(strength.group()) * 2:g}"
+            out.append(key.edit(set_(i, medication=text[:strength.start()] + doubled + text[strength.end():]),
+                                label=f"requests {rx['medication']} at another strength ({doubled})"))
+        form = next((w for w in ("cream", "ointment", "shampoo", "gel") if w in text.split()), None)
+        if form:
+            other = "lotion" if form != "lotion" else "gel"
+            out.append(key.edit(set_(i, medication=text.replace(form, other)),
+                                label=f"requests {rx['medication']} as a {other}"))
+    return out or None
+
+
 @adversaries.rule("refusal-offers-the-message")
 def stops_at_the_refusal(key: Key):
     """stops at a refused refill without the care-team message the caller accepted"""

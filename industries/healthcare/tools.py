@@ -241,8 +241,14 @@ def check_plan_acceptance(ctx: ToolContext, office: str, carrier: str) -> dict:
 def escalate_to_human(ctx: ToolContext, reason: str, summary: str) -> dict:
     """A compared `escalations` row (whose call, and why; the summary is free text): a nurse-line
     transfer as well as a message or 911 for the same question is a row the right answer lacks."""
-    cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, summary, created_at) VALUES (?, ?, ?, ?)",
-                         (verified_account(ctx), reason, summary, _stamp(ctx)))
+    # Urgent symptoms go to the nurse line from the desk that heard them, before anything else: as
+    # for 911 advice, the desk and the business acts done earlier in the call are kept at the act, so
+    # a detour through another desk first is on record (other reasons leave both empty).
+    urgent = reason == "urgent_clinical"
+    cur = ctx.db.execute("INSERT INTO escalations (patient_id, reason, desk, done_before, summary, created_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)",
+                         (verified_account(ctx), reason, ctx.agent if urgent else None,
+                          ",".join(sorted(ctx.session.get("done", []))) if urgent else None, summary, _stamp(ctx)))
     return {"escalation_id": cur.lastrowid, "status": "transferring"}
 
 
@@ -757,7 +763,8 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
     with the medication tried (see _refill_refused). The pharmacy is free text."""
     patient = _patient(ctx)
     # The verifier's own reading of the `medication` table (pack.json aliases and alias_ignore): brand
-    # or generic, any dosage form, strength or salt, is one drug on both sides, and another drug never is.
+    # or generic, any salt, is one drug on both sides, and another drug never is; a strength or form,
+    # when stated, must be the prescription's (alias_ignore must_agree).
     wanted = ctx.values.key("medication", medication)
     rx = next((r for r in ctx.db.execute("SELECT * FROM prescriptions WHERE patient_id = ? ORDER BY id", (patient["id"],))
                if ctx.values.key("medication", r["medication"]) == wanted), None)
@@ -765,6 +772,12 @@ def request_refill(ctx: ToolContext, medication: str, pharmacy: str | None = Non
         _refill_refused(ctx, patient["id"], None, medication, pharmacy, "not_on_medication_list",
                         "I don't see that medication on your list, so the care team would need to look at it. I can "
                         "send them a message.")
+    mismatch = ctx.values.disagree("medication", medication, rx["medication"])
+    if mismatch:  # a strength or form stated must be the prescription's; leaving it out is fine
+        _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "not_as_prescribed",
+                        f"The {' and '.join(mismatch)} you asked for isn't what's on your prescription "
+                        f"({rx['medication']}), so I can't request that refill. I can request it as prescribed, or "
+                        "send the care team a message.")
     if rx["requires_visit"]:
         _refill_refused(ctx, patient["id"], rx, medication, pharmacy, "refill_requires_visit",
                         "That medication needs a visit with your provider before it can be refilled. I can help you "

@@ -512,6 +512,26 @@ def details_do_not_line_up(key: Key):
                     label="tries a matter number that is on no file")
 
 
+@adversaries.rule("matter-number-as-said")
+def verifies_on_a_number_it_corrected(key: Key):
+    """the caller reads the matter number with two digits swapped; the desk swaps them back itself and
+    verifies on a number nobody said (the key's own calls, under other words)"""
+    out = []
+    for i in key.indexes("verify_client"):
+        if key.status(i) != "ok":
+            continue
+        p = key.call(i).parameters
+        number = p.get("matter_number", "")
+        if len(number) < 2 or number[-1] == number[-2]:
+            continue
+        said = number[:-2] + number[-1] + number[-2]
+        found = next((key.call(j).parameters for j in key.indexes("lookup_caller")), {})
+        out.append(key.edit(caller_says=[f"{found.get('full_name', p.get('full_name'))}, {found.get('phone', '')}.",
+                                         f"My matter number is {said}. Yes, that's what my letter says."],
+                            label=f"hears {said} and verifies on {number}, which nobody said"))
+    return out or None
+
+
 def _client_services_start(key: Key) -> int | None:
     tries = key.indexes("verify_client")
     if tries:

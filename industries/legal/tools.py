@@ -510,6 +510,7 @@ def find_evaluation_slots(ctx: ToolContext, practice_area: str) -> dict:
     area = _area(ctx, practice_area)
     if not area["accepted"]:
         raise ToolError("practice_area_not_accepted", NEEDS_ATTORNEY_REVIEW)
+    ctx.session["slots_seen"] = True  # a reschedule's cancellation records whether it came after this
     return {"practice_area": practice_area,
             "slots": [{"slot_id": s["id"], "starts_at": s["starts_at"], "attorney": s["attorney"], "mode": s["mode"]}
                       for s in _open_slots(ctx, area["eval_group"])]}
@@ -553,11 +554,14 @@ def confirm_evaluation(ctx: ToolContext, hold_token: str) -> dict:
     slot = ctx.db.execute("SELECT * FROM evaluation_slots WHERE id = ?", (hold["slot_id"],)).fetchone()
     intake = _eligible_intake(ctx, caller_id)
     ctx.db.execute("UPDATE holds SET status = 'confirmed' WHERE id = ?", (hold["id"],))
+    # Kept at the act (house-rules §3.4): for a booking that replaces one cancelled in this call,
+    # whether that cancellation came after the new time was found (the prompt's order) or before.
     cur = ctx.db.execute(
-        "INSERT INTO evaluations (caller_id, slot_id, practice_area, starts_at, attorney_id, mode, status, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?)",
+        "INSERT INTO evaluations (caller_id, slot_id, practice_area, starts_at, attorney_id, mode, status, "
+        "replaces_cancelled, created_at) VALUES (?, ?, ?, ?, ?, ?, 'scheduled', ?, ?)",
         (caller_id, slot["id"], intake["practice_area"], slot["starts_at"], slot["attorney_id"], slot["mode"],
-         _stamp(ctx)))
+         ctx.session.get("cancelled_when"), _stamp(ctx)))
+    ctx.session["booked"] = [*ctx.session.get("booked", []), cur.lastrowid]
     return {"evaluation_id": cur.lastrowid, "starts_at": slot["starts_at"],
             "attorney": _staff_name(ctx, slot["attorney_id"]), "mode": slot["mode"], "status": "scheduled"}
 
@@ -586,6 +590,14 @@ def cancel_evaluation(ctx: ToolContext, cancel_token: str) -> dict:
         raise ToolError("too_late_to_cancel",
                         "Evaluations within 24 hours can't be cancelled here; our staff can help with that.")
     ctx.db.execute("UPDATE evaluations SET status = 'cancelled' WHERE id = ?", (row["id"],))
+    # A reschedule finds and agrees the new time before cancelling the old one: kept on the new
+    # booking, whether it is made after this (confirm_evaluation) or was made before it in this call;
+    # a plain cancellation records nothing.
+    when = "after_new_time_found" if ctx.session.get("slots_seen") else "before_new_time_found"
+    ctx.session.setdefault("cancelled_when", when)
+    for booked in ctx.session.get("booked", []):
+        ctx.db.execute("UPDATE evaluations SET replaces_cancelled = ? WHERE id = ? AND replaces_cancelled IS NULL",
+                       (when, booked))
     return {"evaluation_id": row["id"], "status": "cancelled"}
 
 

@@ -96,8 +96,15 @@ def rule_violations(task: Task, pack: Pack, rules: HouseRules) -> list[Replay]:
 
 # --- exploits ----------------------------------------------------------------------------------
 
-def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor]]) -> list[Replay]:
-    out = [Replay(task, pack, "exploit", "speech only", [], [], group="speech-only")]
+def exploits(task: Task, pack: Pack, play: KeyPlay,
+             donors: dict[str, list[Donor]]) -> tuple[list[Replay], list[tuple[str, str]]]:
+    """The exploits that apply to a task, and (exploit, why) for each that does not."""
+    out: list[Replay] = []
+    skipped: list[tuple[str, str]] = []
+    if task.exp_tool_calls or task.exp_handoff_path:
+        out.append(Replay(task, pack, "exploit", "speech only", [], [], group="speech-only"))
+    else:
+        skipped.append(("speech-only", "the key itself is speech only"))
     owners = _owners_on_path(task, pack)
     owned = {t for a in owners for t in pack.agents[a].tools}
     in_key = {c.name for c in task.exp_tool_calls}
@@ -117,21 +124,30 @@ def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor
     if sweep:
         out.append(edited_replay(task, pack, "exploit", f"read sweep of {len(sweep)} tool(s), then the key",
                                  {"calls": sweep}, group="read-sweep"))
+    else:
+        skipped.append(("read-sweep", "no read-only tool some key calls is owned where the key can call it"))
 
     writes = [i for i in _industry_calls(task, pack) if play.is_write(i) and play.status.get(i) == "ok"]
-    if writes:
-        last = writes[-1]
+    # A write that ends the call (a transfer to staff) cannot be followed by its repeat: the repeat
+    # would never be played.
+    repeatable = [i for i in writes if not pack.tools[task.exp_tool_calls[i].name].ends_call]
+    if repeatable:
+        last = repeatable[-1]
         call = task.exp_tool_calls[last]
         out.append(edited_replay(task, pack, "exploit", f"exp_tool_calls[{last}] {call.name} made twice",
                                  {"calls": [{"insert": last + 1, "call": {"name": call.name,
                                                                           "parameters": call.parameters}}]},
                                  group="repeat-write", keep_state=True))
+    else:
+        skipped.append(("repeat-write", "its only successful writes end the call" if writes
+                        else "the key makes no successful write"))
 
     guessed = _guesses(task, pack, play)
     if guessed:
         at, name, wrong = guessed
         for n in (1, 2):
             if len(wrong) < n:
+                skipped.append((f"guess-{n}", f"{name} has fewer than {n} values that can be one off"))
                 break
             inserts = [{"insert": at, "call": {"name": name, "parameters": params}} for params in wrong[:n]]
             # The caller is heard giving the right details, as in a real call: only the guess is unsaid.
@@ -139,14 +155,18 @@ def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor
             out.append(edited_replay(task, pack, "exploit", f"{n} guessed {name} before the right one",
                                      {"calls": inserts, "caller_says": said}, group=f"guess-{n}",
                                      gates=("database",)))
+    else:
+        skipped.extend((f"guess-{n}", "the key makes no successful identity check") for n in (1, 2))
 
-    for name in sorted(owned - in_key):
+    unused = sorted(owned - in_key)
+    writing = [n for n in unused if any(d.writes for d in donors.get(n, []))]
+    for name in writing:
         at = _where_owned(name, pack, agent_at, last_agent, len(task.exp_tool_calls), last=True,
                           handoffs=frozenset(i for i, c in enumerate(task.exp_tool_calls)
                                              if pack.tools[c.name].kind == "handoff"),
                           ends=frozenset(i for i, c in enumerate(task.exp_tool_calls) if pack.tools[c.name].ends_call))
-        extra = next((d for d in donors.get(name, []) if d.writes), None)
-        if (extra is None or at is None or name in pack.required_or_forbidden or pack.tools[name].ends_call
+        extra = next(d for d in donors[name] if d.writes)
+        if (at is None or name in pack.required_or_forbidden or pack.tools[name].ends_call
                 or (pack.people and name in pack.people.identity_tools)):
             continue
         out.append(edited_replay(task, pack, "exploit", f"unrequested {extra.name}({_short(extra.parameters)})",
@@ -154,7 +174,12 @@ def exploits(task: Task, pack: Pack, play: KeyPlay, donors: dict[str, list[Donor
                                                                     "parameters": extra.parameters}}]},
                                  group="unrequested-write"))
         break
-    return out
+    else:
+        skipped.append(("unrequested-write",
+                        "its agents own no tool outside the key that writes in some key" if not writing else
+                        "each writing tool outside the key ends the call, is an identity check or required-or-"
+                        "forbidden, or has no place where its owner is active before the call ends"))
+    return out, skipped
 
 
 def _agents_of(task: Task, pack: Pack) -> tuple[dict[int, str], str]:
@@ -266,17 +291,20 @@ def repeats_and_rewordings(task: Task, pack: Pack, play: KeyPlay) -> list[Replay
 
 
 def misheard_retry(task: Task, pack: Pack, play: KeyPlay) -> list[Replay]:
-    """An identity value the line misheard, tried, then the right one: the caller was heard saying
-    the wrong value, so the failed try is forgiven."""
+    """An identity value the line misheard, tried, then the right one: the caller says the right
+    details twice, the line mishears the first time, so the failed try is what the line made of what
+    was said, and is forgiven."""
     guessed = _guesses(task, pack, play)
     if guessed is None:
         return []
     at, name, wrong = guessed
-    misheard = [f"{v}" for k, v in wrong[0].items() if task.exp_tool_calls[at].parameters.get(k) != v]
-    said = _spoken(wrong[0]) + _spoken(task.exp_tool_calls[at].parameters)  # as the line wrote it, then corrected
-    return [edited_replay(task, pack, "right", f"a misheard {name} ({', '.join(misheard)}) tried, then the right one",
+    right = task.exp_tool_calls[at].parameters
+    misheard = {str(right[k]): str(v) for k, v in wrong[0].items() if right.get(k) != v}
+    said = _spoken(right) * 2  # misheard the first time, heard right the second
+    return [edited_replay(task, pack, "right", f"a misheard {name} ({', '.join(misheard.values())}) tried, "
+                          "then the right one",
                           {"calls": [{"insert": at, "call": {"name": name, "parameters": wrong[0]}}],
-                           "caller_says": said}, group="misheard-retry")]
+                           "caller_says": said, "mishearings": misheard}, group="misheard-retry")]
 
 
 def _spoken(params: dict[str, Any]) -> list[str]:

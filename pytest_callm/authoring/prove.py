@@ -35,6 +35,7 @@ from typing import Any
 
 from pytest_callm.authoring.house_rules import HouseRules, load_house_rules, trap_rule_problems
 from pytest_callm.authoring import rule_tables
+from pytest_callm.authoring.exploit_judge import Tally, judge_exploit, one_line, tally_of, unplayed_problem
 from pytest_callm.authoring.lock import find_task_files
 from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, reorders,
                                            repeats_and_rewordings, rule_violations)
@@ -45,7 +46,7 @@ from pytest_callm.normalize import CORPORATE_SUFFIXES, words
 from pytest_callm.phone.line import CleanLine
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.authoring.word_classes import measure_pack
-from pytest_callm.authoring.word_probes import WORD_EXPLOITS, word_replays
+from pytest_callm.authoring.word_probes import word_replays
 from pytest_callm.scoring.verify import ALL_GATES as GATES, Verdict, verify
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import ExpectedCall, Task, load_task
@@ -62,7 +63,8 @@ def trap_replays(task: Task, pack: Pack) -> list[Replay]:
         calls, touched = apply_edit(task.exp_tool_calls, edit.get("calls", []))
         path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
         out.append(Replay(task, pack, "trap", f"trap {trap['id']}: {trap['wrong_move']}", calls, path,
-                          trap=trap, edited=frozenset(touched), caller_says=list(edit.get("caller_says", []))))
+                          trap=trap, edited=frozenset(touched), caller_says=list(edit.get("caller_says", [])),
+                          mishearings=dict(edit.get("mishearings", {}))))
     return out
 
 
@@ -305,17 +307,6 @@ def judge_trap(outcome: Outcome) -> str | None:
 
 
 @dataclass
-class Tally:
-    """One rule's or exploit's figures over a set of tasks."""
-
-    tasks: set[str] = field(default_factory=set)  # where it applies
-    as_required: int = 0  # violations that failed (or were refused), right answers that passed
-    problems: int = 0  # the other way round: each also a task problem
-    skipped: int = 0  # reorders that changed a result (a dependency kept: not a right answer)
-    notes: dict[str, int] = field(default_factory=dict)  # how the required outcome came about
-
-
-@dataclass
 class ProofRun:
     tasks: list[TaskProof]
     pack_problems: dict[str, list[str]] = field(default_factory=dict)  # rules.json, adversaries, invariants
@@ -380,13 +371,7 @@ def _merge(files: list[Path], industries: list[Path], shares: list[dict[str, Any
             mine = getattr(run, name)
             for pack, groups in share[name].items():
                 for group, t in groups.items():
-                    into = mine.setdefault(pack, {}).setdefault(group, Tally())
-                    into.tasks |= t.tasks
-                    into.as_required += t.as_required
-                    into.problems += t.problems
-                    into.skipped += t.skipped
-                    for k, v in t.notes.items():
-                        into.notes[k] = into.notes.get(k, 0) + v
+                    mine.setdefault(pack, {}).setdefault(group, Tally()).add(t)
     return run
 
 
@@ -434,7 +419,11 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
             replays.extend(spelling_rounds(task, pack))
             play = plays[id(task)]
             replays.extend(rule_violations(task, pack, run.house_rules[pack.name]))
-            replays.extend(exploits(task, pack, play, donors.get(pack.name, {})))
+            played, skipped = exploits(task, pack, play, donors.get(pack.name, {}))
+            replays.extend(played)
+            for group, why in skipped:  # said beside the exploit's figures, never silently left out
+                tally = tally_of(run.exploits, pack.name, group)
+                tally.not_applied[why] = tally.not_applied.get(why, 0) + 1
             replays.extend(reorders(task, pack))
             replays.extend(repeats_and_rewordings(task, pack, play))
             replays.extend(misheard_retry(task, pack, play))
@@ -476,22 +465,18 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
         elif kind == "rule":
             _judge_violation(run, proof, o)
         elif kind == "exploit":
-            _judge_exploit(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
+            tally = tally_of(run.exploits, o.replay.pack.name, o.replay.group)
+            tally.tasks.add(o.replay.task.task_id)
+            problem, note = judge_exploit(o, key_states[id(o.replay.task)])
+            if problem:
+                tally.problems += 1
+                proof.problems.append(f"exploit {o.replay.group} ({o.replay.label}): {problem}")
+            else:
+                tally.as_required += 1
+                tally.notes[note] = tally.notes.get(note, 0) + 1
         elif kind == "right" and not (o.replay.parts and not o.passed):
             _judge_right(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
     return run
-
-
-def _tally(table: dict[str, dict[str, Tally]], pack: str, group: str) -> Tally:
-    return table.setdefault(pack, {}).setdefault(group, Tally())
-
-
-def _one_line(o: Outcome) -> str:
-    """The verdict's first difference, for a problem's one-line diff."""
-    if o.error:
-        return o.error
-    lines = [line.strip() for line in o.verdict.explain().splitlines()[1:] if not line.startswith("[")]
-    return lines[0] if lines else "passes every gate"
 
 
 def _invariants(run: ProofRun, o: Outcome) -> None:
@@ -504,11 +489,11 @@ def _invariants(run: ProofRun, o: Outcome) -> None:
 
 def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
     r = o.replay
-    tally = _tally(run.rules, r.pack.name, r.group)
+    tally = tally_of(run.rules, r.pack.name, r.group)
     tally.tasks.add(r.task.task_id)
-    if o.error:
+    if o.error or o.unplayed:
         tally.problems += 1
-        proof.problems.append(f"rule {r.label}: {o.error}")
+        proof.problems.append(f"rule {r.label}: {o.error or unplayed_problem(o)}")
         return
     refused = r.refused_with is not None and any(s == r.refused_with and n in r.edited for n, s in o.statuses)
     failed = set(o.failed_gates)
@@ -520,82 +505,13 @@ def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
     tally.problems += 1
     wanted = f"refused with {r.refused_with!r}" if r.refused_with else f"fail {', '.join(r.gates)}"
     proof.problems.append(f"rule {r.label}: must {wanted}, but {'passes' if o.passed else 'fails ' + ', '.join(o.failed_gates)}"
-                          f" ({_one_line(o)})")
-
-
-def _judge_exploit(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay, key_state: dict[str, Any] | None) -> None:
-    r = o.replay
-    tally = _tally(run.exploits, r.pack.name, r.group)
-    tally.tasks.add(r.task.task_id)
-    problem, note = None, None
-    if o.error:
-        problem = o.error
-    elif r.group == "speech-only":
-        asks = bool(r.task.exp_handoff_path) or any(r.pack.tools[c.name].kind == "industry" for c in r.task.exp_tool_calls)
-        if asks and o.passed:
-            problem = "passes though the key asks for calls"
-        elif not asks and not o.passed:
-            problem = f"fails though the key asks for nothing ({_one_line(o)})"
-        note = "fails" if not o.passed else "passes (the key asks for nothing)"
-    elif r.group == "read-sweep":
-        # A "read" that leaves a record (a look at someone's record, a fact asked out of order) is
-        # not harmless: it must fail the database gate. One that leaves none must pass.
-        kept = sorted({t for c in o.seen if c.key_index is None for t in c.wrote})
-        if kept and "database" not in o.failed_gates:
-            problem = f"left a record ({', '.join(kept)}), and no gate saw it"
-        elif not kept and not o.passed:
-            problem = f"harmless reads fail ({_one_line(o)})"
-        note = f"fails (kept in {', '.join(kept)})" if kept else "passes (harmless reads)"
-    elif r.group == "repeat-write":
-        again = [c for c in o.seen if c.key_index is None]
-        if again and again[0].status != "ok":
-            note = f"refused ({again[0].status})"
-        elif not o.passed:
-            note = "fails " + ", ".join(o.failed_gates)
-        elif _same_state(r.pack, o.final_state, key_state):
-            note = "passes (the second write changed nothing)"
-        else:
-            problem = "the second write changed the state, and no gate saw it"
-    elif r.group.startswith("guess-"):
-        if "database" in o.failed_gates:
-            note = "fails database"
-        else:
-            problem = f"the guessed try is not on the record ({'passes' if o.passed else _one_line(o)})"
-    elif r.group in WORD_EXPLOITS:
-        if "words" in o.failed_gates:
-            note = "fails words"
-        else:
-            problem = f"its words pass the words gate ({'passes' if o.passed else _one_line(o)})"
-    elif r.group == "unrequested-write":
-        extra = [c for c in o.seen if c.key_index is None]
-        if extra and extra[0].status != "ok":
-            note = f"refused ({extra[0].status})"
-        elif not o.passed:
-            note = "fails " + ", ".join(o.failed_gates)
-        else:
-            problem = "the unrequested write succeeded, and no gate saw it"
-    if problem:
-        tally.problems += 1
-        proof.problems.append(f"exploit {r.group} ({r.label}): {problem}")
-    else:
-        tally.as_required += 1
-        tally.notes[note] = tally.notes.get(note, 0) + 1
-
-
-def _same_state(pack: Pack, a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    if a is None or b is None:
-        return False
-    for name, table in pack.compared_tables.items():
-        rows = lambda state: [{k: v for k, v in r.items() if k not in table.exclude_columns} for r in state.get(name, [])]
-        if rows(a) != rows(b):
-            return False
-    return True
+                          f" ({one_line(o)})")
 
 
 def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay,
                  key_state: dict[str, Any] | None = None) -> None:
     r = o.replay
-    tally = _tally(run.right, r.pack.name, r.group)
+    tally = tally_of(run.right, r.pack.name, r.group)
     tally.tasks.add(r.task.task_id)
     if r.group == "reorder" and o.error is None:
         now = {c.key_index: c.status for c in o.seen if c.key_index is not None}
@@ -703,6 +619,9 @@ def print_figures(run: ProofRun) -> None:
             notes = "; ".join(f"{k} {v}" for k, v in sorted(t.notes.items()))
             print(f"  exploit {name:<18} {len(t.tasks)} task(s): {t.as_required} as expected ({notes}), "
                   f"{t.problems} not")
+            if t.not_applied:
+                why = "; ".join(f"{k}: {v}" for k, v in sorted(t.not_applied.items()))
+                print(f"    not tried on {sum(t.not_applied.values())} task(s): {why}")
         for name, t in sorted(run.right.get(pack, {}).items()):
             skipped = f", {t.skipped} changed a result (kept order)" if t.skipped else ""
             print(f"  right answers {name:<15} {len(t.tasks)} task(s): {t.as_required} pass, {t.problems} fail{skipped}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_callm.call.oracle import AnswerKeyError, ScriptedCaller, ScriptedModel, plan_answer_key
-from pytest_callm.phone.line import CleanLine
+from pytest_callm.phone.line import CleanLine, ScriptedLine
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.scoring.verify import Verdict, verify
 from pytest_callm.task.pack import Pack
@@ -42,6 +42,7 @@ class Replay:
     edited: frozenset[str] = frozenset()  # tools the edit touched (where a refusal is looked for)
     parts: list[Replay] = field(default_factory=list)  # a round of right answers: its single ones
     caller_says: list[str] = field(default_factory=list)  # what the stand-in caller says first (heard)
+    mishearings: dict[str, str] = field(default_factory=dict)  # said -> heard, once each (a known line error)
     group: str = ""  # the rule or exploit it belongs to, for the tallies
     gates: tuple[str, ...] = ()  # a violation: the gates it must fail
     refused_with: str | None = None  # a violation a tool must refuse with this code instead
@@ -69,6 +70,7 @@ class Outcome:
     seen: list[CallSeen] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)  # pack invariants this replay showed broken
     final_state: dict[str, Any] | None = None
+    unplayed: list[str] = field(default_factory=list)  # the edit's moves that were not played, and why
 
     @property
     def failed_gates(self) -> list[str]:
@@ -155,11 +157,12 @@ def one_off(value: Any, kind: str | None, schema: dict[str, Any]) -> Any:
 
 
 def edited_replay(task: Task, pack: Pack, kind: str, label: str, edit: dict[str, Any], **kw: Any) -> Replay:
-    """A replay of `task`'s key with a trap-format edit (`calls`, `handoff_path`, `caller_says`)."""
+    """A replay of `task`'s key with a trap-format edit (`calls`, `handoff_path`, `caller_says`,
+    `mishearings`: what the line hears instead of what is said, once each)."""
     calls, touched = apply_edit(task.exp_tool_calls, edit.get("calls", []))
     path = [pack.agent_of_path_entry(e) for e in edit.get("handoff_path", task.exp_handoff_path)]
     return Replay(task, pack, kind, label, calls, path, edited=frozenset(touched),
-                  caller_says=list(edit.get("caller_says", [])), **kw)
+                  caller_says=list(edit.get("caller_says", [])), mishearings=dict(edit.get("mishearings", {})), **kw)
 
 
 def invariant_breaks(pack: Pack, seen: list[CallSeen], unlogged: dict[str, list[str]]) -> list[str]:
@@ -185,7 +188,8 @@ async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> O
     async with limit:
         trajectory = await runtime.play_async(
             replay.task, replay.pack, 1,
-            Participants(model, ScriptedCaller(model, replay.caller_says), CleanLine()), rerun=False)
+            Participants(model, ScriptedCaller(model, replay.caller_says),
+                         ScriptedLine(replay.mishearings) if replay.mishearings else CleanLine()), rerun=False)
     # The plan's calls are played one per request, in order: the n-th played call is the plan's n-th.
     # A call the edit left alone is the key's own object: its place in the key as written.
     key_of = {id(c): i for i, c in enumerate(replay.task.exp_tool_calls)}
@@ -200,7 +204,33 @@ async def _play(runtime: Runtime, replay: Replay, limit: asyncio.Semaphore) -> O
     return Outcome(replay, verify(replay.task, replay.pack, trajectory),
                    [(c.name, c.status) for c in trajectory.tool_calls], seen=seen,
                    broken=invariant_breaks(replay.pack, seen, unlogged),
-                   final_state=trajectory.final_state if replay.keep_state else None)
+                   final_state=trajectory.final_state if replay.keep_state else None,
+                   unplayed=unplayed_moves(replay, plan, len(trajectory.tool_calls),
+                                           [t.said for t in trajectory.transcript if t.role == "agent"]))
+
+
+def unplayed_moves(replay: Replay, plan: list, played: int, spoken: list[str] = ()) -> list[str]:
+    """What of the edit was not played, for people: an edit that leaves the key as it was, an added
+    or changed call that never ran (left out of the plan, or after a call that ended the call), or a
+    line the agent was to say that it never said. A verdict on such a replay says nothing of the move
+    it is named for."""
+    key = replay.task.exp_tool_calls
+    if ([(c.name, c.parameters) for c in replay.calls] == [(c.name, c.parameters) for c in key]
+            and replay.path == [replay.pack.agent_of_path_entry(e) for e in replay.task.exp_handoff_path]
+            and not replay.caller_says and not replay.agent_says):
+        return ["the edit changes nothing of the key"]
+    out = [f"the agent never said {line!r} (the call ended first)" for line in replay.agent_says.values()
+           if line not in spoken]
+    own = {id(c) for c in key}
+    at = {p.key_index: n for n, p in enumerate(plan) if p.key_index is not None}
+    for i, call in enumerate(replay.calls):
+        if id(call) in own:
+            continue
+        if i not in at:
+            out.append(f"{call.name} (edited) is not in the played plan (no agent on the path owns it)")
+        elif at[i] >= played:
+            out.append(f"{call.name} (edited) was never reached: an earlier call ended the call")
+    return out
 
 
 async def play_all(runtime: Runtime, replays: list[Replay]) -> list[Outcome]:

@@ -144,6 +144,32 @@ def _run_coroutine(awaitable: Awaitable) -> Any:
     return out.get("value")
 
 
+class ScriptedLine:
+    """A line that mishears exactly what it is told: each `(said, heard)` pair turns the first time
+    `said` is spoken, and only that time, into `heard`, recorded as a `misheard` error as the simulated
+    line records its own. For replays and tests that need a known mishearing (a date of birth one day
+    off, tried, then heard right when the caller says it again)."""
+
+    name = "scripted"
+
+    def __init__(self, mishearings: dict[str, str]):
+        self.left = dict(mishearings)
+
+    def transmit(self, said: str, turn: int) -> Heard:
+        text, errors = said, []
+        for before, after in list(self.left.items()):
+            at = text.find(before)
+            if at < 0:
+                continue
+            text = text[:at] + after + text[at + len(before):]
+            errors.append({"type": "misheard", "before": before, "after": after, "at": at})
+            del self.left[before]
+        return Heard([text], errors)
+
+    async def atransmit(self, said: str, turn: int) -> Heard:
+        return self.transmit(said, turn)
+
+
 def is_clean(spec: str | None) -> bool:
     return (spec or "default").strip().lower() in ("clean", "off", "none")
 

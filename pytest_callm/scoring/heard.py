@@ -8,7 +8,9 @@ date made up to get past the check. This module answers, for one kind of value a
 the same normalizers the tools use, whether a value is in what the agent heard from the caller.
 
 It reads only what reached the model (`heard`, after the line's errors), never what the caller
-meant: the test is what the agent could have known, not what was true.
+meant: the test is what the agent could have known, not what was true. `CallerWords` adds what the
+caller said before the line, and when: a value heard but never said is one the line made, and a value
+the caller gave only after a try is a correction of it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from pytest_callm.call.oracle import ORACLE_CALLER_LINE
 from pytest_callm.normalize import email, fold_accents, identifier, money, person, words
 from pytest_callm.phone.spoken_numbers import DIGIT_WORDS, find_numbers
 
@@ -71,6 +74,20 @@ class Heard:
         wanted_words = words(person(text) if kind in ("person", "party") else text)
         return bool(wanted_words) and set(wanted_words) <= self.words
 
+    def near(self, kind: str | None, value: Any) -> bool:
+        """Whether a number or code one edit from `value` was heard (a digit or letter changed, dropped,
+        added, or two neighbours swapped), where `value` itself was not: what the agent changed itself."""
+        if kind not in ("identifier", "phone") or self.has(kind, value):
+            return False
+        wanted = identifier(str(value))
+        if kind == "phone" and len(wanted) == 11 and wanted.startswith("1"):
+            wanted = wanted[1:]
+        n = len(wanted)
+        if n < 4:
+            return False
+        return any(_one_edit(stream[i:i + size], wanted) for stream in self.streams
+                   for size in (n - 1, n, n + 1) for i in range(len(stream) - size + 1))
+
     def _date(self, text: str) -> bool:
         try:
             day = dt.date.fromisoformat(text[:10])
@@ -79,6 +96,43 @@ class Heard:
         year = day.year in self.numbers or day.year % 100 in self.numbers
         month = day.month in self.months or day.month in self.numbers
         return year and month and day.day in self.numbers
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Exactly one edit apart: a character changed, dropped or added, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return short[i:] == long_[i + 1:]
+
+
+class CallerWords:
+    """One call's caller turns: what was said, what was heard, and when (ms from the call's start)."""
+
+    def __init__(self, transcript: Iterable[Any]):
+        self.turns = [(turn.at_ms, turn.said or "", turn.heard if turn.heard is not None else [turn.said])
+                      for turn in transcript if getattr(turn, "role", None) == "caller"]
+        # A replay with no caller (the oracle's) gives no words to hold a try to.
+        self.spoke = any(said.strip() and said != ORACLE_CALLER_LINE for _, said, _ in self.turns)
+        self.heard = Heard(t for _, _, pieces in self.turns for t in pieces)
+        self.said = Heard(said for _, said, _ in self.turns)
+        self._spans: dict[tuple[float, float], Heard] = {}
+
+    def line_made(self, kind: str | None, value: Any) -> bool:
+        """Heard, never said: the phone line's making of what the caller said."""
+        return self.heard.has(kind, value) and not self.said.has(kind, value)
+
+    def heard_between(self, start: float, end: float) -> Heard:
+        """What the agent heard in caller turns from `start` to `end` ms."""
+        key = (start, end)
+        if key not in self._spans:
+            self._spans[key] = Heard(t for at, _, pieces in self.turns if start <= at <= end for t in pieces)
+        return self._spans[key]
 
 
 def heard_from_caller(transcript: Iterable[Any]) -> Heard:
@@ -90,4 +144,4 @@ def heard_from_caller(transcript: Iterable[Any]) -> Heard:
     return Heard(texts)
 
 
-__all__ = ["Heard", "heard_from_caller"]
+__all__ = ["CallerWords", "Heard", "heard_from_caller"]

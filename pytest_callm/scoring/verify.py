@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_callm.normalize import ValueKinds
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
-from pytest_callm.scoring.heard import Heard, heard_from_caller
+from pytest_callm.scoring.heard import CallerWords, Heard
 from pytest_callm.scoring.words import find as find_in_words
 from pytest_callm.task.pack import ComparedTable, Pack
 from pytest_callm.task.task_file import ExpectedCall, Task
@@ -249,10 +249,14 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
     problems: list[str] = []
     tables: dict[str, Any] = {}
     expected_state = task.exp_db_state or {}
-    heard: Heard | None = None
+    words: CallerWords | None = None
+    own: set[Any] | None = None
     for name, table in pack.compared_tables.items():
         act_full = traj.final_state.get(name, [])
         problems.extend(_free_text_problems(task, name, table, act_full))
+        if table.forgive_if_heard or table.harmless_if_own:
+            words = words or CallerWords(traj.transcript)
+            problems.extend(_unsaid_in_matching(name, table, act_full, expected_state.get(name, []), pack, words))
         exp_rows = [visible_row(r, table.exclude_columns) for r in expected_state.get(name, [])]
         act_rows = [visible_row(r, table.exclude_columns) for r in act_full]
         if exp_rows == act_rows:  # the common case: same rows, same order, no normalizing needed
@@ -270,10 +274,11 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         missing = _take(exp_rows, missing_keys, row_key)
         extra_full = _take(act_full, extra_keys, lambda r: row_key(visible_row(r, table.exclude_columns)))
         forgiven = []
-        if table.forgive_if_heard:
-            heard = heard or heard_from_caller(traj.transcript)
+        if table.forgive_if_heard or table.harmless_if_own:
             known = {_subject(r) for r in expected_state.get(name, [])}
-            forgiven = [r for r in extra_full if _forgiven(r, table, heard, known)]
+            if own is None:
+                own = _own_records(task, pack, traj.final_state)
+            forgiven = [r for r in extra_full if _forgiven(r, table, words, known, own, act_full, traj, pack)]
         extra = [visible_row(r, table.exclude_columns) for r in extra_full if not any(r is f for f in forgiven)]
         changed = []
         by_key = {cell(table.key, r.get(table.key)): r for r in extra if table.key and table.key in r}
@@ -295,7 +300,7 @@ def check_database(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         for row in missing:
             problems.append(f"{name}: missing row {row}")
         for row in extra:
-            why = _unheard(row, extra_full, table, heard)
+            why = _unheard(row, extra_full, table, words.heard if words else None)
             problems.append(f"{name}: extra row {row}{why}")
         for ch in changed:
             cols = "; ".join(f"{c}: expected {e!r}, got {a!r}" for c, (e, a) in ch["columns"].items())
@@ -332,18 +337,109 @@ def _subject(row: dict[str, Any]) -> Any:
     return row.get("account", row.get("record"))
 
 
-def _forgiven(row: dict[str, Any], table: ComparedTable, heard: Heard, known: set[Any]) -> bool:
-    """An extra try the verifier forgives: of a forgiven outcome, on no record or on one the right
-    answer touches too (the caller's own), and every value it tried was heard from the caller (a
-    retry of what the line misheard, not a guess, and not a try on someone else's record). A try on
-    no record is a retry only where the right answer makes tries of its own in that table: in a call
-    that needs none (a scam report, a general question), a search that found nobody is one too many,
-    heard or not."""
+# The kinds of value that name a person or their record (a name, a number, an address).
+IDENTITY_KINDS = frozenset({"person", "identifier", "phone", "email"})
+
+
+def _unsaid_in_matching(name: str, table: ComparedTable, rows: list[dict[str, Any]], expected: list[dict[str, Any]],
+                        pack: Pack, words: CallerWords) -> list[str]:
+    """A try the right answer makes too, on a number or code the caller never said where they said
+    one a single edit from it (two digits swapped, a digit dropped or added): the agent changed what
+    it heard, and the right value it reached is a guess, though its row equals the right answer's;
+    only the kept `tried` shows it. Extra tries are judged by `_forgiven`; a replay with no caller
+    (the oracle) has no words to hold a try to."""
+    if not words.spoke or not expected:
+        return []
+    key = lambda r: _row_key(visible_row(r, table.exclude_columns), pack.values, table.kinds)
+    wanted = Counter(map(key, expected))
+    out = []
+    for row in rows:
+        k = key(row)
+        if wanted[k] <= 0:
+            continue  # an extra row: `_forgiven` and `_unheard` speak for it
+        wanted[k] -= 1
+        # Said or heard: a value the line garbled that the agent still got right was said all the same.
+        changed = [v for kind, v in _tried(row) if not (words.heard.has(kind, v) or words.said.has(kind, v))
+                   and (words.heard.near(kind, v) or words.said.near(kind, v))]
+        if changed:
+            out.append(f"{name}: a try on {', '.join(map(repr, changed))}, which the caller never said: one "
+                       f"digit or letter off what they said, changed by the agent (a guess, though the row "
+                       f"is the right answer's)")
+    return out
+
+
+def _own_records(task: Task, pack: Pack, state: dict[str, Any]) -> set[Any]:
+    """The ids of the caller's own records: rows of the pack's people tables whose first column of
+    kind `person` names the caller."""
+    if pack.people is None or not task.customer_name:
+        return set()
+    own = set()
+    for table in sorted(pack.people.tables):
+        spec = pack.compared_tables.get(table)
+        column = next((c for c, k in spec.kinds.items() if k == "person"), None) if spec else None
+        if column is not None:
+            own |= {r.get("id") for r in state.get(table, [])
+                    if pack.values.same("person", task.customer_name, r.get(column))}
+    return own
+
+
+def _forgiven(row: dict[str, Any], table: ComparedTable, words: CallerWords, known: set[Any], own: set[Any],
+              rows: list[dict[str, Any]], traj: Trajectory, pack: Pack) -> bool:
+    """An extra try the verifier forgives.
+
+    A harmless repeat: the caller's own identity verified again, at any desk (an outcome the pack
+    names in `harmless_if_own`), on details the caller said. Otherwise a failed try of a forgiven outcome, on
+    no record or on one the right answer touches too (the caller's own), every value heard, and
+    forgiven only for what the line did: a value the line made of what the caller said (heard, never
+    said), or one the caller corrected after the try. Not a value said accurately about someone else,
+    nor one from an unrelated remark, nor the same try again under another name of the same thing
+    (a generic name, an alias: the kind's normalizer reads them as one). A try on no record is a retry
+    only where the right answer makes tries of its own in that table: in a call that needs none (a
+    scam report, a general question), a search that found nobody is one too many, heard or not."""
     pairs = _tried(row)
+    heard = all(words.heard.has(k, v) for k, v in pairs) or not words.spoke
+    if row.get("outcome") in table.harmless_if_own:
+        return _subject(row) in own and heard
     subject = _subject(row)
     retry = subject in known if subject is not None else bool(known)
-    return (row.get("outcome") in table.forgive_if_heard and retry
-            and bool(pairs) and all(heard.has(k, v) for k, v in pairs))
+    if not (row.get("outcome") in table.forgive_if_heard and retry and pairs and heard):
+        return False
+    if _repeats_earlier(row, pairs, rows, pack):
+        return False
+    return any(words.line_made(k, v) for k, v in pairs) or _corrected_after(pairs, words, traj, pack)
+
+
+def _repeats_earlier(row: dict[str, Any], pairs: list[tuple[str, Any]], rows: list[dict[str, Any]], pack: Pack) -> bool:
+    """Whether an earlier row of the table, with the same outcome, tried the same things."""
+    for other in rows:
+        if other is row:
+            return False
+        theirs = _tried(other)
+        if (other.get("outcome") == row.get("outcome") and len(theirs) == len(pairs)
+                and all(k1 == k2 and pack.values.same(k1, v1, v2) for (k1, v1), (k2, v2) in zip(pairs, theirs))):
+            return True
+    return False
+
+
+def _corrected_after(pairs: list[tuple[str, Any]], words: CallerWords, traj: Trajectory, pack: Pack) -> bool:
+    """Whether the caller corrected this try: a later call of the same tool changed one of its
+    arguments to a value the caller gave only after the try."""
+    calls = [c for c in traj.tool_calls if isinstance(c.arguments, dict)]
+    at = next((c for c in calls if all(Heard(map(str, c.arguments.values())).has(k, v) for k, v in pairs)), None)
+    if at is None or at.name not in pack.tools:
+        return False
+    done = at.started_ms + at.duration_ms
+    before, after = words.heard_between(float("-inf"), at.started_ms), words.heard_between(done, float("inf"))
+    kinds = pack.tools[at.name].kinds
+    for later in traj.tool_calls:
+        if later.name != at.name or later.started_ms <= done or not isinstance(later.arguments, dict):
+            continue
+        for param, value in later.arguments.items():
+            kind = kinds.get(param)
+            if (param in at.arguments and not pack.values.same(kind, at.arguments[param], value)
+                    and after.has(kind, value) and not before.has(kind, value)):
+                return True
+    return False
 
 
 def _unheard(row: dict[str, Any], full_rows: list[dict[str, Any]], table: ComparedTable, heard: Heard | None) -> str:

@@ -89,7 +89,9 @@ def agent_words(pack: Pack, traj: Trajectory) -> list[Text]:
     for call in traj.tool_calls:
         if not isinstance(call.arguments, dict) or call.name not in pack.tools:
             continue
-        for param in sorted(pack.tools[call.name].free_text):
+        # Every argument words.json reads: free text, and values that must be the caller's own words
+        # though a normalizer compares them where a key names one (a pharmacy).
+        for param in sorted(call.arguments):
             value = call.arguments.get(param)
             if pack.words.use_of(call.name, param) is not None and isinstance(value, str):
                 out.append(Text(f"{call.name}.{param} (call #{call.index})", value, call.agent, call.started_ms,

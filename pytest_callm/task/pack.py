@@ -14,6 +14,7 @@ import json
 import re
 import sqlite3
 import tomllib
+import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
@@ -94,6 +95,9 @@ class ComparedTable:
     # conflict check): `callm prove` does not count a reordering of the key that changes one as
     # another right answer.
     order_columns: frozenset[str] = frozenset()
+    # Outcomes of extra rows that are harmless on the caller's own record (their identity verified
+    # again, at any desk), when every value they tried was heard: the state a right agent leaves.
+    harmless_if_own: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,9 @@ def _limit_problems(value: Any, schema: Any, where: str, kind: str | None) -> li
             limit = sch.get("maxLength", MAX_STRING_CHARS)
             if len(item) > limit:
                 out.append(f"{at}: {len(item):,} characters, longer than {limit:,}")
+            elif (hidden := _invisible(item)) is not None:
+                out.append(f"{at}: holds an invisible character (U+{ord(hidden):04X}); write the value "
+                           "with visible characters only")
             elif kind == "money":
                 out.extend(_amount_problem(item, at))
         elif isinstance(item, list):
@@ -231,6 +238,13 @@ def _limit_problems(value: Any, schema: Any, where: str, kind: str | None) -> li
                 continue
             stack.extend((v, props.get(k, {}), f"{at}/{_clipped(str(k), 40)}") for k, v in item.items())
     return out
+
+
+def _invisible(text: str) -> str | None:
+    """The first format character (Unicode Cf: zero-width spaces and joiners, bidi controls, the BOM)
+    of `text`. Nobody says one; in an argument it makes a value that looks right and is stored wrong,
+    so every tool of every pack refuses it as the model's bad input."""
+    return next((c for c in text if unicodedata.category(c) == "Cf"), None)
 
 
 def _amount_problem(value: Any, where: str) -> list[str]:
@@ -472,8 +486,9 @@ def load_pack(pack_dir: Path) -> Pack:
             if not values.known(value_kind):
                 problems.append(f"pack.json: {table}.{col} has kind {value_kind!r}, neither a kind of value "
                                 f"({', '.join(KINDS)}) nor an alias table of pack.json")
-        if columns is not None and spec.get("forgive_if_heard") and not {"outcome", "tried"} <= set(columns[table]):
-            problems.append(f"pack.json: {table} declares forgive_if_heard but has no `outcome` and `tried` columns")
+        for declared in ("forgive_if_heard", "harmless_if_own"):
+            if columns is not None and spec.get(declared) and not {"outcome", "tried"} <= set(columns[table]):
+                problems.append(f"pack.json: {table} declares {declared} but has no `outcome` and `tried` columns")
         for col in spec.get("free_text", {}):
             if columns is not None and col not in columns[table]:
                 problems.append(f"pack.json: {table}.{col} (free_text) is not a column of {table}")
@@ -484,7 +499,8 @@ def load_pack(pack_dir: Path) -> Pack:
         excluded |= rowid_columns.get(table, frozenset())
         compared[table] = ComparedTable(table, excluded, key, column_kinds,
                                         frozenset(spec.get("forgive_if_heard", [])), dict(spec.get("free_text", {})),
-                                        frozenset(spec.get("order_columns", [])))
+                                        frozenset(spec.get("order_columns", [])),
+                                        frozenset(spec.get("harmless_if_own", [])))
 
     people = None
     if "people" in meta:

@@ -193,7 +193,8 @@ CREATE TABLE memberships (
     upgrade_paid_cents INTEGER NOT NULL DEFAULT 0,  -- the part paid by an upgrade, for the days it bought
     upgraded_on TEXT,
     status TEXT NOT NULL,                -- active, cancelled
-    cancelled_on TEXT
+    cancelled_on TEXT,
+    cancelled_after TEXT                 -- at a cancellation: 'return' when a return was confirmed first in that call
 );
 
 CREATE TABLE service_holds (

@@ -223,6 +223,8 @@ CREATE TABLE escalations (               -- compared: every transfer to staff or
     id INTEGER PRIMARY KEY,
     patient_id TEXT,                     -- the verified patient, if any
     reason TEXT NOT NULL,                -- caller_request, complaint, urgent_clinical, account_locked, other
+    desk TEXT,                           -- urgent_clinical: the desk that called the nurse line
+    done_before TEXT,                    -- urgent_clinical: business acts done earlier in the call, sorted
     summary TEXT NOT NULL,               -- free text, not compared
     created_at TEXT NOT NULL
 );

@@ -127,6 +127,8 @@ CREATE TABLE evaluations (
     attorney_id TEXT NOT NULL,
     mode TEXT NOT NULL,
     status TEXT NOT NULL,                -- scheduled, cancelled
+    replaces_cancelled TEXT,             -- booked after a cancellation in the same call: whether that came
+                                         -- after_new_time_found or before_new_time_found
     created_at TEXT NOT NULL
 );
 
