@@ -16,14 +16,17 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 # only for what the line did (a value it made of what was said, or one the caller corrected after the
 # try), never the same refused act under another name; a number changed one edit from what was said
 # fails even on the right answer's row; the caller's own identity checked again is harmless; a
-# stated strength or form must agree; a pharmacy is a place. callm-2026.12.2's verdicts are not comparable with it.
+# stated strength or form must agree; a pharmacy is a place. And the words gate beside the paper's three
+# gates (issue 36): what the agent says and writes read against what the call established (rule classes,
+# claims, results, invented facts, disclosure, free text for its purpose); the paper's three-gate figures
+# are printed beside. callm-2026.12.2's verdicts are not comparable with it.
 RELEASE = {
     "name": "callm-2026.12.3",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
-    # scoring/verify.py, verdict.py, heard.py, free_text.py, metrics.py, stats.py and normalize.py
-    "verifier_sha256": "3c2f80421e76670e12162772b9f126a3e29c98b22101f046100081a525dd1922",
+    # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
+    "verifier_sha256": "63827b5e981c09215de7f8c20f86c1212e944dfd4fd8ba5fa51ae792460f9f42",
     "attempts": 5,
 }
 
