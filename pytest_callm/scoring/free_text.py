@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_callm.normalize import fold_accents, person, words
-from pytest_callm.phone.spoken_numbers import find_numbers
+from pytest_callm.scoring.grounding import as_digits
 
 _STREET = re.compile(
     r"\b\d{1,6}\s+(?:[a-z0-9']+\s+){0,3}(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|court|ct|"
@@ -28,19 +28,9 @@ _MONTH_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov
                          r"\s+\d{4}\b", re.IGNORECASE)
 
 
-def _as_digits(text: str) -> str:
-    """The text with every number written in digits ("two oh six" -> "206")."""
-    out, at = [], 0
-    for n in find_numbers(text):
-        out.extend([text[at:n.start], n.digits])
-        at = n.end
-    out.append(text[at:])
-    return "".join(out)
-
-
 def _digit_runs(text: str) -> list[str]:
     """Digit runs, separators inside a number (spaces, dashes, dots, brackets) dropped."""
-    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", _as_digits(text))]
+    return [re.sub(r"\D", "", m) for m in re.findall(r"\+?\(?\d[\d\s().-]*\d", as_digits(text))]
 
 
 # A date or a date-time as the tools write them ("2026-08-14", "2026-08-04T08:30") is not a number to
@@ -62,12 +52,12 @@ def _email(text: str, caller: dict[str, Any]) -> str | None:
 
 
 def _street(text: str, caller: dict[str, Any]) -> str | None:
-    m = _STREET.search(_as_digits(text))
+    m = _STREET.search(as_digits(text))
     return m.group(0) if m else None
 
 
 def _birth_date(text: str, caller: dict[str, Any]) -> str | None:
-    m = _ISO_DATE.search(text) or _MONTH_DATE.search(_as_digits(text))
+    m = _ISO_DATE.search(text) or _MONTH_DATE.search(as_digits(text))
     return m.group(0) if m else None
 
 
@@ -76,7 +66,7 @@ _MONEY = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s*(?:dollars|
 
 def _money(text: str, caller: dict[str, Any]) -> str | None:
     """An amount of money ("$40,000", "forty thousand dollars"): where a rule forbids inventing one."""
-    m = _MONEY.search(text) or _MONEY.search(_as_digits(text))
+    m = _MONEY.search(text) or _MONEY.search(as_digits(text))
     return m.group(0) if m else None
 
 
