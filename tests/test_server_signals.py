@@ -144,6 +144,12 @@ def test_each_servers_signal_lands_where_the_table_says(openai_server, reply, ki
         assert len(openai_server.log) == 1
 
 
+def test_a_reply_the_provider_filtered_in_a_200_stream_is_the_models_as_it_stands(openai_server):
+    filtered = {"choices": [{"index": 0, "delta": {"content": "I can't"}, "finish_reason": "content_filter"}]}
+    reply = ask(openai_server, {"raw_chunks": [filtered]})
+    assert reply.text == "I can't" and "content_filter" in reply.notes[-1] and len(openai_server.log) == 1
+
+
 def test_every_kind_in_the_table_has_an_owner_and_a_recorded_reply():
     assert {s.kind for s in signals.SIGNALS} <= set(signals.OWNER)
     assert {kind for _, _, kind in REPLIES} == set(signals.OWNER)

@@ -100,6 +100,7 @@ def _is_transient(error: Exception) -> bool:
 
 NOT_UTF8_NOTE = ("the server sent {n} line(s) holding bytes that are not UTF-8; they parsed as a reply once "
                  "read as U+FFFD, so the reply is the model's, as sent")
+FILTERED_NOTE = "the provider filtered the reply (finish_reason content_filter): the model's reply as it stands"
 NOT_UTF8_BROKEN = "after bytes that are not UTF-8 (read as U+FFFD) "
 
 
@@ -359,6 +360,8 @@ class OpenAIChatModel:
             thought, notes = splitter.thought, _thought_notes(splitter)
         if garbled:
             notes = [*notes, NOT_UTF8_NOTE.format(n=garbled)]
+        if reader.filtered:
+            notes = [*notes, FILTERED_NOTE]
         return _Streamed("".join(text), reader.tool_calls(), _joined("".join(reader.reasoning), thought), ttft_ms,
                          reader.usage, notes, reader.cut)
 

@@ -54,6 +54,7 @@ class ReplyReader:
         self.calls: dict[int, dict[str, Any]] = {}
         self.usage: Usage | None = None
         self.finished = False
+        self.filtered = False  # finish_reason "content_filter"
         self.cut: str | None = None
         self.has_token = False  # a spoken or tool-call token arrived (the time to first token stops)
         self._spoken = self._content = self._reasoning = self._read = 0
@@ -71,6 +72,9 @@ class ReplyReader:
                 self._delta(delta)
             if choice.get("finish_reason") is not None:
                 self.finished = True
+                # A provider that filtered the model's output ends it so (OpenAI, Azure): the reply as it
+                # stands is the model's, scored, with a note.
+                self.filtered = self.filtered or choice.get("finish_reason") == "content_filter"
             if self.cut:
                 break
         if self.cut is None and self._read > MAX_READ_CHARS:
