@@ -21,6 +21,11 @@ off so that one policy covers a stream that drops mid-way too). When the tries r
 raises `ModelCallError`; the runtime then reruns the whole call once. A request the server refuses
 as such (400, 422) raises `ModelRequestError`. A key or model the server will not serve (401, 403,
 404) raises `ModelAccessError`: nothing else in the run can succeed, so the plugin stops the run.
+What the model's own behaviour made its server say is read from one table (`signals.py`), whatever
+the status and whether it came in an error body or inside the stream: a context overflow raises
+`ModelContextOverflow` and a refusal of the call's words `ModelRefusal` (the call ends, scored); a
+rejected tool call is sent again, then the reply is the model's empty one. A reply is read within
+its bounds as it streams (`reply_reader.py`): one that never stops is cut there, never retried.
 """
 
 from __future__ import annotations
@@ -112,8 +117,9 @@ class _Event(ServerSentEvent):
 class _LenientSSEDecoder(SSEDecoder):
     """The SDK's decoder, less its `UnicodeDecodeError` (which escaped the retry loop and lost the
     attempt, unscored), its events read as `_Event` (long integers). A line with bytes that are not
-    UTF-8 is read with U+FFFD in their place and counted. Whether what is left is a reply (the model's garbage, scored) or not JSON at all (a broken
-    stream, retried as infrastructure) is then decided by the chunk's parse, and said in the notes."""
+    UTF-8 is read with U+FFFD in their place and counted. Whether what is left is a reply (the model's
+    garbage, scored) or not JSON at all (a broken stream, retried as infrastructure) is then decided by
+    the chunk's parse, and said in the notes."""
 
     def __init__(self) -> None:
         super().__init__()
