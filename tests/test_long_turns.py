@@ -9,6 +9,7 @@ import pytest
 
 from pytest_callm.call.caller import CallerTurn
 from pytest_callm.call.simulated_caller import spoken_only
+from pytest_callm.model.microthinking import ThoughtSplitter
 from pytest_callm.model.protocol import MAX_REPLY_CHARS
 from pytest_callm.phone.line import make_line
 from pytest_callm.phone.spoken_numbers import _find_numbers
@@ -60,6 +61,18 @@ def test_a_number_too_long_for_python_is_heard_never_a_crash(said):
 def test_a_stage_direction_reader_is_linear_too():
     assert _best_of_three(lambda: spoken_only("[" * 200_000)) < 35 * max(_best_of_three(
         lambda: spoken_only("[" * 20_000)), 0.002)
+
+
+def test_a_thought_that_never_closes_is_read_in_linear_time():
+    def thought(pieces):
+        def work():
+            splitter = ThoughtSplitter()
+            splitter.feed("<think>")
+            for _ in range(pieces):
+                splitter.feed("I think so. ")
+        return work
+
+    assert _best_of_three(thought(100_000)) < 35 * max(_best_of_three(thought(10_000)), 0.002)
 
 
 def test_a_caller_turn_of_300_kb_is_cut_like_an_agents_and_noted(play):
