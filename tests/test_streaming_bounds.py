@@ -9,7 +9,7 @@ import pytest
 from openai_server import ScriptCaller, openai_server, openai_server_session  # noqa: F401  (fixtures)
 from pytest_callm.model import redact
 from pytest_callm.model.client import RetryPolicy
-from pytest_callm.model.config import ModelConfig
+from pytest_callm.model.config import Mode, ModelConfig
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clip
 from pytest_callm.model.protocol import MAX_REASONING_CHARS, MAX_REPLY_CHARS, safe_reply
 from pytest_callm.model.reply_reader import MAX_READ_CHARS, MAX_REASONING_READ_CHARS
@@ -43,6 +43,13 @@ def test_endless_tool_arguments_are_read_within_a_bound_and_kept_short(openai_se
     assert MAX_ARGUMENT_CHARS < len(call.raw_arguments) <= MAX_ARGUMENT_CHARS + redact.margin() + 1
     assert call.arguments is None  # refused as too long when it runs
     assert f"passed {MAX_READ_CHARS:,} characters read" in reply.cuts[0]
+
+
+def test_a_whole_reply_past_the_read_bound_is_cut_unread(openai_server):
+    """An endpoint that does not stream sends the whole reply at once: read only up to the bound too."""
+    reply = ask(openai_server, {"text": "la " * (MAX_READ_CHARS // 3 + 1)}, mode=Mode(stream=False), retry=ONE_TRY)
+    assert (reply.text, reply.tool_calls, len(openai_server.log)) == ("", [], 1)
+    assert f"the reply's body passed {MAX_READ_CHARS:,} bytes" in reply.cuts[0]
 
 
 def test_a_reply_cut_while_streaming_is_scored_and_the_trajectory_says_so(openai_server, vet_pack, tool_server,

@@ -46,7 +46,7 @@ from pytest_callm.model import microthinking, quirks
 from pytest_callm.model import redact, signals
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.model.output import read_json
-from pytest_callm.model.reply_reader import ReplyReader, reasoning_piece
+from pytest_callm.model.reply_reader import MAX_READ_CHARS, ReplyReader, reasoning_piece
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
                     ModelInfrastructureError, ModelRefusal, ModelReply, ModelRequest, ModelRequestError, ToolCall,
                     Usage, usage_from)
@@ -379,12 +379,16 @@ class OpenAIChatModel:
             started = time.perf_counter()  # replaced by the send time once the hook has run
             params = dict(body)
             extra = params.pop("extra_body", None)
-            raw = await self.client().post("/chat/completions", body=params, cast_to=bytes,
-                                           options=make_request_options(extra_body=extra,
-                                                                        security={"bearer_auth": True}))
+            unread = await self.client().post("/chat/completions", body=params, cast_to=object, stream=True,
+                                              stream_cls=openai.AsyncStream[object], options=make_request_options(
+                                                  extra_body=extra, security={"bearer_auth": True}))
+            raw = await _body_within(unread.response, MAX_READ_CHARS)  # the SSE reader never starts
             ttft_ms = (time.perf_counter() - (sent[-1] if sent else started)) * 1000
         finally:
             _sent_at.reset(context)
+        if raw is None:  # a model that never stopped, answered whole: bounded like a stream, never held
+            return _Streamed("", [], None, None, None, [], f"the reply's body passed {MAX_READ_CHARS:,} bytes; "
+                                                          "cut there, unread")
         garbled = 0
         try:
             text = raw.decode("utf-8")
@@ -414,6 +418,20 @@ class OpenAIChatModel:
                                        arguments if isinstance(arguments, str) else json.dumps(arguments or {})))
         return _Streamed(content, tool_calls, _joined(reasoning_piece(message) or "", thought),
                          ttft_ms if content or tool_calls else None, usage_from(data.get("usage")), notes)
+
+
+async def _body_within(response: httpx2.Response, limit: int) -> bytes | None:
+    """The whole body, or None once it passes `limit` bytes (the rest is not read)."""
+    parts, size = [], 0
+    try:
+        async for piece in response.aiter_bytes():
+            size += len(piece)
+            if size > limit:
+                return None
+            parts.append(piece)
+    finally:
+        await response.aclose()
+    return b"".join(parts)
 
 
 def _joined(reasoning: str, thought: str | None) -> str | None:

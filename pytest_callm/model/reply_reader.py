@@ -12,7 +12,8 @@ enforced here while the stream is read, never left to the deadline:
 - a thought held back for microthinking counts with the text read (`MAX_CONTENT_READ_CHARS`);
 - a tool call's arguments: a little over `MAX_ARGUMENT_CHARS` kept, so a longer call is still refused
   as too long; its id and name: `MAX_NAME_CHARS`;
-- everything read: `MAX_READ_CHARS`; past it the reply is cut.
+- everything read: `MAX_READ_CHARS`; past it the reply is cut (and a reply that does not stream is
+  read only to that many bytes: `client._body_within`).
 
 So what one reply holds in memory is bounded whatever the server sends. Fields of the wrong type are
 read as what they hold (`output.field_text`, `object_list`): the server's output, never our error.
