@@ -85,6 +85,12 @@ def test_a_key_echoed_across_the_spoken_cut_is_redacted_whole_never_kept_as_a_pr
     assert KEY[:kept] not in reply.text and reply.text[-kept:].startswith("$CALLM_TEST_ECHO_KEY"[:kept])
 
 
+def test_a_key_echoed_across_the_tool_name_cut_is_redacted_whole(openai_server, echoed_key):
+    name = "n" * 190 + KEY
+    reply = safe_reply(ask(openai_server, {"tool_calls": [{"name": name, "arguments": {}}]}, retry=ONE_TRY))
+    assert KEY[:10] not in reply.tool_calls[0].name and reply.tool_calls[0].name.endswith("$CALLM_TES")
+
+
 def test_a_key_echoed_across_the_argument_cut_is_redacted_whole(echoed_key):
     kept = clip("y" * (MAX_ARGUMENT_CHARS - 9) + KEY + "y" * 500)
     assert KEY[:9] not in kept and "$CALLM_TE" in kept

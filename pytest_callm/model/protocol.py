@@ -100,7 +100,8 @@ def safe_reply(reply: ModelReply) -> ModelReply:
     reasoning = _bounded(clean_text(reply.reasoning), MAX_REASONING_CHARS, "the reasoning", notes) \
         if reply.reasoning else reply.reasoning
     return replace(reply, text=text, reasoning=reasoning, notes=notes, cuts=cuts,
-                   tool_calls=[replace(tc, id=clean_text(tc.id)[:MAX_NAME_CHARS], name=clean_text(tc.name)[:MAX_NAME_CHARS])
+                   tool_calls=[replace(tc, id=redact.cut(clean_text(tc.id), MAX_NAME_CHARS),
+                                       name=redact.cut(clean_text(tc.name), MAX_NAME_CHARS))
                                for tc in reply.tool_calls])
 
 

@@ -116,13 +116,13 @@ class ReplyReader:
     def _tool_call_piece(self, tc: dict[str, Any]) -> None:
         entry = self.calls.setdefault(call_index(tc.get("index")), {"id": None, "name": "", "arguments": [], "size": 0})
         self._read += 8  # an entry costs memory even when it carries nothing
-        entry["id"] = entry["id"] or field_text(tc.get("id"))[:MAX_NAME_CHARS] or None
+        entry["id"] = entry["id"] or field_text(tc.get("id"))[:MAX_NAME_CHARS + self._margin] or None
         function = tc.get("function")
         if not isinstance(function, dict):
             return
         name = field_text(function.get("name"))
-        if name and name != entry["name"] and len(entry["name"]) < MAX_NAME_CHARS:
-            entry["name"] = (entry["name"] + name)[:MAX_NAME_CHARS]
+        if name and name != entry["name"] and len(entry["name"]) < MAX_NAME_CHARS + self._margin:
+            entry["name"] = (entry["name"] + name)[:MAX_NAME_CHARS + self._margin]
         args = function.get("arguments")
         if args:  # an object where a JSON string belongs: that object, written as JSON
             args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
