@@ -22,6 +22,9 @@ SHAPES = {"digits": "206-555-0142 and 12 ", "spoken-and-digits": "one two 3 four
           "amounts": "forty five dollars and ", "one-long-number": "two oh six, five five five, "}
 
 
+FLOOR_S = 0.01  # a short run is timed as at least this: a few milliseconds are mostly the machine's noise
+
+
 def _best_of_three(work) -> float:
     best = float("inf")
     for _ in range(3):
@@ -45,7 +48,7 @@ def test_the_line_reads_a_turn_ten_times_longer_in_about_ten_times_the_time(shap
         return work
 
     short, long = _best_of_three(transmit(6_000)), _best_of_three(transmit(60_000))
-    assert long < 35 * max(short, 0.002), (short, long)
+    assert long < 35 * max(short, FLOOR_S), (short, long)
 
 
 @pytest.mark.parametrize("said", ["1," + "000," * 1700 + "000 dollars", "$" + "9" * 5000, "9" * 5000 + "th",
@@ -60,7 +63,7 @@ def test_a_number_too_long_for_python_is_heard_never_a_crash(said):
 
 def test_a_stage_direction_reader_is_linear_too():
     assert _best_of_three(lambda: spoken_only("[" * 200_000)) < 35 * max(_best_of_three(
-        lambda: spoken_only("[" * 20_000)), 0.002)
+        lambda: spoken_only("[" * 20_000)), FLOOR_S)
 
 
 def test_a_thought_that_never_closes_is_read_in_linear_time():
@@ -72,7 +75,7 @@ def test_a_thought_that_never_closes_is_read_in_linear_time():
                 splitter.feed("I think so. ")
         return work
 
-    assert _best_of_three(thought(100_000)) < 35 * max(_best_of_three(thought(10_000)), 0.002)
+    assert _best_of_three(thought(100_000)) < 35 * max(_best_of_three(thought(10_000)), FLOOR_S)
 
 
 def test_a_caller_turn_of_300_kb_is_cut_like_an_agents_and_noted(play):
