@@ -16,24 +16,31 @@ A step is a dict:
     piece_ms        wait this long after each streamed text piece (a model writing as it goes)
     usage           {"prompt_tokens", "cached_tokens", "completion_tokens", "reasoning_tokens"}
     no_usage        send no usage chunk (a server that reports none, as some do)
-    status          answer with this HTTP error instead (with `code`, `message`, `retry_after`)
+    status          answer with this HTTP error instead (with `code`, `message`, `retry_after`; or `body`:
+                    this JSON sent as the whole error body, as a given server words it)
     drop_after      abort the connection after this many content pieces
     end_early       end the stream cleanly but without a finish reason
     stream_error    send this error object inside the stream (after the role chunk)
+    stream_body     send this JSON as one whole event inside the stream (after the role chunk), then end:
+                    a server's in-stream error in its own shape (`{"error": "..."}` for TGI)
     hang_s          wait this long before anything after the role chunk (timeouts)
     keepalive_s     send only SSE comments (`: keep-alive`), every 50 ms, this long after the role chunk
-    endless         after the role chunk, send text pieces every 10 ms and never finish
+    endless         after the role chunk, send text pieces every 10 ms and never finish; a dict: send it as
+                    the delta of every chunk (every `piece_ms`, default 0), never finishing (a model in a loop);
+                    the log's `endless_sent` counts them
     invalid_utf8    "text": bytes that are not UTF-8 inside a text piece's JSON string (a reply that still
                     parses); "frame": such bytes where the chunk's JSON should be (a broken stream)
     raw_chunks      these chunk objects, sent as they are after the role chunk (before the text and
                     tool calls): a server that writes fields of the wrong type
+    raw_chunks_text the same, as JSON text sent verbatim (what `json.dumps` will not write: a huge integer)
 
 Server-wide settings: `hold` (a `threading.Event`: while it is clear, every request waits after its
 first chunk; a test sets it on an event of its own), `delay_ms` and `total_ms` (as in a step), `api_key` (401 for any other bearer
 token), `models` (404 for others), `require_user_first` (400 when the conversation does not open
 with a user message, as some providers do), `no_stream` (every request gets one JSON body, even one
 asking for a stream, as an endpoint that cannot stream does), `echo_auth` (every error message repeats the Authorization header, as careless
-gateways do), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
+gateways do), `strict_history` (400 in vLLM's words when a tool call in the history has arguments that
+are not a JSON object, as vLLM parses them all), `agent` (an `AnswerKeyAgent`: plays a task's answer key, one call per request) and
 `caller` (a `ScriptCaller`: answers the requests that offer a `hang_up` tool with its lines).
 
 In tests: `ScriptedServer(...)` runs in a thread (`with ScriptedServer() as server:`; `server.script(...)`,
@@ -164,7 +171,7 @@ class Behaviour:
                  models=(DEFAULT_MODEL,),
                  agent: AnswerKeyAgent | None = None, caller: ScriptCaller | None = None,
                  require_user_first: bool = False, echo_auth: bool = False, piece_chars: int = 4,
-                 no_stream: bool = False, hold: threading.Event | None = None):
+                 no_stream: bool = False, hold: threading.Event | None = None, strict_history: bool = False):
         self.api_key = api_key
         self.hold = hold  # set: requests are answered; clear: each waits here for it (a test's event)
         self.piece_chars = piece_chars  # characters a streamed chunk carries (a token is ~4)
@@ -176,6 +183,7 @@ class Behaviour:
         self.require_user_first = require_user_first
         self.echo_auth = echo_auth
         self.no_stream = no_stream
+        self.strict_history = strict_history
         self.steps: deque[dict[str, Any]] = deque()
         self.caller_steps: deque[dict[str, Any]] = deque()  # taken first by the caller's requests (errors)
         self.log: list[dict[str, Any]] = []  # every chat request: body, start, end, status
@@ -194,6 +202,20 @@ def _error(status: int, message: str, code: str | None = None, kind: str = "inva
            headers: dict[str, str] | None = None, **extra) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "type": kind, "code": code, "param": None, **extra}},
                         status_code=status, headers=headers)
+
+
+def _unreadable_history(messages: list[dict[str, Any]]) -> str | None:
+    """What vLLM says of a history whose tool-call arguments it cannot parse (it reads each one as JSON
+    for the chat template), or None."""
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            try:
+                value = json.loads(call["function"]["arguments"])
+            except json.JSONDecodeError as e:
+                return f"{e.msg}: line {e.lineno} column {e.colno} (char {e.pos})"
+            if not isinstance(value, dict):
+                return "'list' object has no attribute 'items'"
+    return None
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -233,10 +255,17 @@ def create_app(state: Behaviour) -> FastAPI:
         if state.require_user_first and (first is None or first["role"] != "user"):
             record.update(status=400, end=time.perf_counter())
             return _error(400, "The first message after the system prompt must come from the user.")
+        unreadable = _unreadable_history(body["messages"]) if state.strict_history else None
+        if unreadable is not None:
+            record.update(status=400, end=time.perf_counter())
+            return JSONResponse({"object": "error", "message": unreadable, "type": "BadRequestError", "param": None,
+                                 "code": 400}, status_code=400)
         step = state.next_step(body)
         if "status" in step:
             record.update(status=step["status"], end=time.perf_counter())
             headers = {"retry-after": str(step["retry_after"])} if "retry_after" in step else None
+            if "body" in step:
+                return JSONResponse(step["body"], status_code=step["status"], headers=headers)
             extra = {"failed_generation": step["failed_generation"]} if "failed_generation" in step else {}
             return _error(step["status"], step.get("message", "scripted error") + echo, step.get("code"),
                           headers=headers, **extra)
@@ -267,8 +296,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     size = step.get("piece_chars", state.piece_chars)
     yield chunk({"role": "assistant", "content": ""})
     await _held(state)
-    if "stream_error" in step:
-        yield f"data: {json.dumps({'error': step['stream_error']})}\n\n"
+    if "stream_error" in step or "stream_body" in step:
+        yield f"data: {json.dumps(step.get('stream_body', {'error': step.get('stream_error')}))}\n\n"
         record["end"] = time.perf_counter()
         return
     if step.get("hang_s"):
@@ -277,9 +306,12 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
     while time.perf_counter() < keepalive_until:
         yield ": keep-alive\n\n"
         await asyncio.sleep(0.05)
-    while step.get("endless"):
-        yield chunk({"content": "and "})
-        await asyncio.sleep(0.01)
+    endless = step.get("endless")
+    record["endless_sent"] = 0
+    while endless:  # until the client hangs up: the server then stops this generator
+        yield chunk(endless if isinstance(endless, dict) else {"content": "and "})
+        record["endless_sent"] += 1
+        await asyncio.sleep(step.get("piece_ms", 0) / 1000 if isinstance(endless, dict) else 0.01)
     # The delay counts from the request's arrival, and ends on time: the event loop's timers are
     # only good to a millisecond or two, so the last stretch is a short busy wait.
     await _until(record["start"] + step.get("delay_ms", state.delay_ms) / 1000)
@@ -291,6 +323,8 @@ async def _stream(state: Behaviour, step: dict[str, Any], body: dict[str, Any], 
 
     for raw in step.get("raw_chunks", []):
         yield f"data: {json.dumps(raw)}\n\n"
+    for raw in step.get("raw_chunks_text", []):
+        yield f"data: {raw}\n\n"
     for piece in _pieces(step.get("reasoning", ""), size):
         yield chunk({"reasoning_content": piece})
     if step.get("reasoning_ms"):

@@ -251,7 +251,7 @@ def test_a_missing_key_is_named():
 def test_quirks_are_off_by_default(openai_server):
     reply = ask(openai_server, {"text": 'Let me check. [verify_owner(full_name="Dana")]'})
     assert reply.tool_calls == [] and reply.text.endswith('[verify_owner(full_name="Dana")]')
-    assert Quirks() == Quirks(False, False, False, 0)
+    assert Quirks() == Quirks(False, False, False, 3)  # a rejected tool call is resent 3 times: the paper's rule
     assert json.loads(json.dumps(openai_server.requests[0]))["messages"][1]["role"] == "assistant"
 
 

@@ -107,9 +107,13 @@ def test_calls_that_are_not_plain_literals_stay_text():
 
 # --- a rejected tool call is sent again -----------------------------------------------------------
 
-def test_a_rejected_tool_call_is_sent_again_with_the_quirk(openai_server):
-    with pytest.raises(ModelRequestError, match="Failed to call a function"):
-        ask(openai_server, REJECTED)
+def test_a_rejected_tool_call_is_sent_again_for_every_model(openai_server):
+    reply = ask(openai_server, REJECTED, REJECTED, GOOD_CALL)  # no quirk asked for: the paper's rule
+    assert [c.name for c in reply.tool_calls] == ["verify_owner"]
+    openai_server.reset()
+    reply = ask(openai_server, REJECTED, GOOD_CALL, quirks=Quirks(resend_rejected_tool_calls=0))
+    assert (reply.text, reply.tool_calls) == ("", [])  # a config that lowers it: the model's empty reply, scored
+    assert "tool call rejected 1 times; no reply" in reply.notes[-1]
     openai_server.reset()
     reply = ask(openai_server, REJECTED, REJECTED, GOOD_CALL, quirks=Quirks(resend_rejected_tool_calls=3))
     assert [c.name for c in reply.tool_calls] == ["verify_owner"]

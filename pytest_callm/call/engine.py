@@ -4,7 +4,8 @@ The call itself is an `Episode` (`episode.py`), advanced one model reply at a ti
 the benchmark's driver of it: it asks the model under test for each reply. An RL trainer drives the
 same episode with its own policy (`pytest_callm.rl`), so a call played either way is the same data,
 scored by the same verifier. In each agent turn the model may make up to `max_requests_per_turn`
-requests: tool calls first, speech last. A model whose context overflows breaks the call there.
+requests: tool calls first, speech last. A model whose context overflows, or whose provider refuses
+what was said in the call, breaks the call there.
 
 No pytest in here: the engine can run under any harness.
 """
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.episode import CallLimits, Episode
 from pytest_callm.call.trajectory import Trajectory
-from pytest_callm.model.protocol import Model, ModelContextOverflow
+from pytest_callm.model.protocol import Model, ModelsOwnFailure
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.client import ToolClient
@@ -39,8 +40,8 @@ async def run_call(*, pack: Pack, model: Model, caller: Caller, line: Line, tool
             watch(episode.trajectory)
         try:
             reply = await model.respond(observation.request())
-        except ModelContextOverflow as e:
-            observation = await episode.break_call(str(e))
+        except ModelsOwnFailure as e:  # its context overflowed, or its provider refused the call's words
+            observation = await episode.break_call(str(e), e.end_reason)
         else:
             observation = await episode.step(reply)
     if watch is not None:

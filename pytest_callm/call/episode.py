@@ -24,9 +24,10 @@ from typing import Any
 
 from pytest_callm.call.caller import Caller
 from pytest_callm.call.trajectory import HandoffRecord, RequestRecord, ToolCallRecord, TranscriptTurn, Trajectory
+from pytest_callm.model import redact
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, clean_text, clip, field_text, parse_arguments
-from pytest_callm.model.protocol import (ModelContextOverflow, ModelReply, ModelRequest, ToolCall, Usage, safe_reply,
-                                         usage_from)
+from pytest_callm.model.protocol import (MAX_REPLY_CHARS, ModelReply, ModelRequest, ModelRequestError, ModelsOwnFailure,
+                                         ToolCall, Usage, safe_reply, usage_from)
 from pytest_callm.phone.line import Line
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolkit import envelope, result_status
@@ -120,6 +121,17 @@ def reply_from_message(message: dict[str, Any] | ModelReply) -> ModelReply:
                       usage=_usage(message.get("usage")))
 
 
+AS_WRITTEN_CHARS = 1_000  # of malformed arguments, shown back to the model in its call's result
+
+
+def sendable_arguments(raw: str) -> str:
+    """A tool call's arguments as the history sends them back: the model's own when they are a usable
+    JSON object, else `{}`. Servers such as vLLM parse every call in the history and refuse the whole
+    request (400) over one they cannot read, so a malformed call sent back verbatim failed every later
+    request of the call. The call's result still says it failed, and what was written (`as_written`)."""
+    return clip(raw) if parse_arguments(raw)[1] is None else "{}"
+
+
 class Episode:
     """State of one call in progress, advanced one model reply at a time."""
 
@@ -169,6 +181,7 @@ class Episode:
         traj = self.trajectory
         index = len(traj.requests)
         reply = self._bounded(reply, index)
+        traj.cuts.extend(f"request {index + 1}: {cut} (the model's failure)" for cut in reply.cuts)
         traj.requests.append(RequestRecord(
             index=index, agent=self.agent, exchange=self._exchange, started_ms=self._asked_at,
             duration_ms=round(self._ms() - self._asked_at, 3), ttft_ms=reply.ttft_ms, text=reply.text,
@@ -178,7 +191,7 @@ class Episode:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if reply.tool_calls:
             message["tool_calls"] = [{"id": tc.id, "type": "function",
-                                      "function": {"name": tc.name, "arguments": clip(tc.raw_arguments)}}
+                                      "function": {"name": tc.name, "arguments": sendable_arguments(tc.raw_arguments)}}
                                      for tc in reply.tool_calls]
         if reply.text or reply.tool_calls:
             self.messages.append(message)
@@ -245,11 +258,11 @@ class Episode:
             self._ended_by = "tool_call_cap"
         return record
 
-    async def break_call(self, reason: str) -> Observation:
-        """The model cannot answer the last observation (its context overflowed): the call ends
-        there, as the model's failure."""
+    async def break_call(self, reason: str, end_reason: str = "context_overflow") -> Observation:
+        """The model cannot answer the last observation (its context overflowed, its provider refused
+        the call's words): the call ends there, as the model's failure."""
         self.trajectory.model_failure = reason
-        self._ended_by = "context_overflow"
+        self._ended_by = end_reason
         return await self._finish()
 
     async def end(self, reason: str) -> Observation:
@@ -263,20 +276,29 @@ class Episode:
     async def _caller_turn(self, agent_said: str) -> Observation:
         try:
             turn = await self.caller.respond(agent_said)
-        except ModelContextOverflow:
-            # The conversation outgrew the caller's model: what the agent said made it so (a model
-            # that talks on and on), and it ends as it stands, scored, never out of the denominator.
-            self._ended_by = "caller_context_overflow"
+        except ModelsOwnFailure as e:
+            # The caller's model cannot go on because of what the agent said: the conversation outgrew
+            # its context (a model that talks on and on), or its provider refused the agent's words. The
+            # call ends as it stands, scored, never out of the denominator. Before the model has said
+            # anything, only our own words (the task's brief) can have caused it: ours, rerun.
+            if not self.trajectory.requests:
+                raise ModelRequestError(f"the caller's model failed before the model under test spoke: {e}") from None
+            self._ended_by = f"caller_{e.end_reason}"
+            self.trajectory.cuts.append(f"exchange {self._exchange}: the caller's model could not answer what the "
+                                        f"agent said ({e}); the call ends there, scored as it stands (the model's)")
             return await self._finish()
         said = clean_text(turn.text or "")  # the caller is a model too
+        notes = list(turn.notes or [])
+        if len(said) > MAX_REPLY_CHARS:  # bounded like an agent's turn: the line reads it in linear time anyway
+            notes.append(f"the caller's turn passed {MAX_REPLY_CHARS:,} characters ({len(said):,}); cut there")
+            said = redact.cut(said, MAX_REPLY_CHARS)
         if said:
             atransmit = getattr(self.line, "atransmit", None)  # a line with a rewrite model awaits it
             heard = await atransmit(said, self._caller_turns) if atransmit else self.line.transmit(
                 said, self._caller_turns)
             self._caller_turns += 1
             self.trajectory.transcript.append(TranscriptTurn("caller", said, self._ms(), heard=heard.pieces,
-                                                             line_errors=heard.errors,
-                                                             notes=list(turn.notes or [])))
+                                                             line_errors=heard.errors, notes=notes))
             self.messages.extend({"role": "user", "content": piece} for piece in heard.pieces)
         if turn.hang_up:
             self._ended_by = "caller_hangup"
@@ -315,8 +337,10 @@ class Episode:
         if refused:
             result = envelope(False, {"agent": agent, "available_tools": list(self.pack.agents[agent].tools)},
                               "tool_not_available", None)
-        elif problem is not None:
-            result = envelope(False, {"problems": [problem]}, "invalid_arguments", None)
+        elif problem is not None:  # what it wrote goes back here, not in the history (`sendable_arguments`)
+            result = envelope(False, {"problems": [problem], "as_written": redact.cut(clean_text(tc.raw_arguments),
+                                                                                         AS_WRITTEN_CHARS)},
+                              "invalid_arguments", None)
         elif kind == "industry":
             result, touched = await self.tools.call_audited(self.pack.name, self.trajectory.call_id, tc.name,
                                                             arguments, agent=agent)

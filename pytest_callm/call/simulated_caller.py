@@ -17,7 +17,8 @@ import re
 from typing import Any
 
 from pytest_callm.call.caller import CallerTurn
-from pytest_callm.model.protocol import Model, ModelRequest
+from pytest_callm.model import redact
+from pytest_callm.model.protocol import MAX_REPLY_CHARS, Model, ModelRequest
 
 HANG_UP = "hang_up"
 HANG_UP_TOOL = {
@@ -33,8 +34,9 @@ HOLD_MESSAGE = ("You cannot hang up yet: the agent's last words were a question.
                 "in one short spoken turn, and do not hang up in this turn.")
 SILENCE = "(the agent says nothing)"
 
-# Things a model writes that a person on a phone never says aloud.
-_STAGE = re.compile(r"\*[^*]*\*|\[[^\]]*\]|\((?:pause|pauses|sighs|laughs|beat|silence)[^)]*\)", re.IGNORECASE)
+# Things a model writes that a person on a phone never says aloud. No bracket inside a bracketed span:
+# each search then stops at the next opening one, so a turn of 20,000 "[" reads in linear time.
+_STAGE = re.compile(r"\*[^*]*\*|\[[^\[\]]*\]|\((?:pause|pauses|sighs|laughs|beat|silence)[^()]*\)", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*(caller|customer|me|user)\s*:\s*", re.IGNORECASE | re.MULTILINE)
 
 
@@ -111,7 +113,7 @@ class SimulatedCaller:
         self.requests += 1
         reply = await self.model.respond(ModelRequest(agent="caller", system_prompt=self.prompt,
                                                       messages=messages, tools=[HANG_UP_TOOL]))
-        self.notes.extend(reply.notes)
+        self.notes.extend([*reply.notes, *reply.cuts])
         return reply
 
     async def respond(self, agent_said: str) -> CallerTurn:
@@ -120,18 +122,21 @@ class SimulatedCaller:
         reply = await self._ask(list(self.history))
         hang_up = any(tc.name == HANG_UP for tc in reply.tool_calls)
         if hang_up and ends_in_question(agent_said):
-            # Held: the hang-up is answered like a refused tool call, and the caller asked again.
+            # Held: the hang-up is answered like a refused tool call, and the caller asked again. Its
+            # arguments go back as `{}` (it takes none): a server refuses a history it cannot parse.
             self.holds += 1
             call = next(tc for tc in reply.tool_calls if tc.name == HANG_UP)
             retry = [*self.history,
                      {"role": "assistant", "content": reply.text or None,
                       "tool_calls": [{"id": call.id, "type": "function",
-                                      "function": {"name": HANG_UP, "arguments": call.raw_arguments or "{}"}}]},
+                                      "function": {"name": HANG_UP, "arguments": "{}"}}]},
                      {"role": "tool", "tool_call_id": call.id,
                       "content": json.dumps({"ok": False, "error": HOLD_MESSAGE})}]
             reply = await self._ask(retry)
             hang_up = False  # whatever it says now, the call goes on: it had a question to answer
-        text = spoken_only(reply.text)
+        # Read within the bound of a turn (the engine cuts it there, and notes it): a reply from an endpoint
+        # that does not stream came whole, however long.
+        text = spoken_only(redact.cut(reply.text or "", MAX_REPLY_CHARS + redact.margin()))
         if text:
             self.history.append({"role": "assistant", "content": text})
         return CallerTurn(text, hang_up=hang_up, notes=list(self.notes))

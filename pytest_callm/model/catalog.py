@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
-from pytest_callm.model.config import SELF, ModelConfig, ModelConfigError, bundled_dir, load_config
+from pytest_callm.model.config import (MAX_TOOL_CALL_RESENDS, SELF, ModelConfig, ModelConfigError, bundled_dir,
+                                      load_config)
 
 WIDTH = 100
 HOSTS = {"api.openai.com": "OpenAI", "api.anthropic.com": "Anthropic", "generativelanguage.googleapis.com": "Google",
@@ -90,8 +91,8 @@ def switches(config: ModelConfig) -> list[str]:
         on.append("tools in system prompt")
     if q.lifts_calls_from_text:
         on.append("calls lifted from text")
-    if q.resend_rejected_tool_calls:
-        on.append(f"rejected tool calls resent (up to {q.resend_rejected_tool_calls})")
+    if q.resend_rejected_tool_calls != MAX_TOOL_CALL_RESENDS:  # every model gets the paper's 3 unless lowered
+        on.append(f"rejected tool calls resent up to {q.resend_rejected_tool_calls} times (not 3)")
     if q.system_prompt_suffix:
         on.append(f"system prompt ends with {q.system_prompt_suffix!r}")
     if m.microthinking:

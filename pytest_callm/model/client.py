@@ -21,13 +21,17 @@ off so that one policy covers a stream that drops mid-way too). When the tries r
 raises `ModelCallError`; the runtime then reruns the whole call once. A request the server refuses
 as such (400, 422) raises `ModelRequestError`. A key or model the server will not serve (401, 403,
 404) raises `ModelAccessError`: nothing else in the run can succeed, so the plugin stops the run.
+What the model's own behaviour made its server say is read from one table (`signals.py`), whatever
+the status and whether it came in an error body or inside the stream: a context overflow raises
+`ModelContextOverflow` and a refusal of the call's words `ModelRefusal` (the call ends, scored); a
+rejected tool call is sent again, then the reply is the model's empty one. A reply is read within
+its bounds as it streams (`reply_reader.py`): one that never stops is cut there, never retried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -36,14 +40,16 @@ from typing import Any
 import httpx2
 import openai
 from openai._base_client import make_request_options  # what `create` passes along: auth, extra body
-from openai._streaming import SSEDecoder
+from openai._streaming import ServerSentEvent, SSEDecoder
 
 from pytest_callm.model import microthinking, quirks
-from pytest_callm.model import redact
+from pytest_callm.model import redact, signals
 from pytest_callm.model.latency import RequestSampler
-from pytest_callm.model.output import call_index, field_text, object_list
+from pytest_callm.model.output import read_json
+from pytest_callm.model.reply_reader import MAX_READ_CHARS, ReplyReader, reasoning_piece
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
-                    ModelInfrastructureError, ModelReply, ModelRequest, ModelRequestError, ToolCall, Usage, usage_from)
+                    ModelInfrastructureError, ModelRefusal, ModelReply, ModelRequest, ModelRequestError, ToolCall,
+                    Usage, usage_from)
 from pytest_callm.model.config import ModelConfig, RetryPolicy, api_key_for  # noqa: F401  (their old home)
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -75,21 +81,7 @@ def _server_message(error: Exception) -> str:
     body = getattr(error, "body", None)
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return body["message"]
-    return str(error)
-
-
-# How servers say that the conversation no longer fits: OpenAI's code, and the words of vLLM,
-# llama.cpp, Anthropic- and Gemini-compatible gateways.
-_CONTEXT_OVERFLOW = re.compile(r"context[_ ]length|context window|maximum context|exceeds? the (model'?s? )?"
-                               r"(context|maximum)|too many tokens|prompt is too long|input is too long", re.I)
-
-
-def _is_context_overflow(error: Exception) -> bool:
-    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422):
-        return False
-    body = getattr(error, "body", None)
-    code = body.get("code") if isinstance(body, dict) else None
-    return code == "context_length_exceeded" or bool(_CONTEXT_OVERFLOW.search(_server_message(error)))
+    return body if isinstance(body, str) and body else str(error)  # TGI's error is a bare string
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -111,26 +103,23 @@ def _is_transient(error: Exception) -> bool:
     return isinstance(error, openai.APIError)
 
 
-def _reasoning_piece(delta: dict[str, Any]) -> str | None:
-    # Not part of the OpenAI schema: vLLM sends `reasoning_content` (newer: `reasoning`), Groq and
-    # OpenRouter `reasoning`.
-    for key in ("reasoning_content", "reasoning"):
-        value = delta.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
 NOT_UTF8_NOTE = ("the server sent {n} line(s) holding bytes that are not UTF-8; they parsed as a reply once "
                  "read as U+FFFD, so the reply is the model's, as sent")
+FILTERED_NOTE = "the provider filtered the reply (finish_reason content_filter): the model's reply as it stands"
 NOT_UTF8_BROKEN = "after bytes that are not UTF-8 (read as U+FFFD) "
+
+
+class _Event(ServerSentEvent):
+    def json(self) -> Any:
+        return read_json(self.data)  # an integer of 5,000 digits is the model's output, not our crash
 
 
 class _LenientSSEDecoder(SSEDecoder):
     """The SDK's decoder, less its `UnicodeDecodeError` (which escaped the retry loop and lost the
-    attempt, unscored): a line with bytes that are not UTF-8 is read with U+FFFD in their place and
-    counted. Whether what is left is a reply (the model's garbage, scored) or not JSON at all (a broken
-    stream, retried as infrastructure) is then decided by the chunk's parse, and said in the notes."""
+    attempt, unscored), its events read as `_Event` (long integers). A line with bytes that are not
+    UTF-8 is read with U+FFFD in their place and counted. Whether what is left is a reply (the model's
+    garbage, scored) or not JSON at all (a broken stream, retried as infrastructure) is then decided by
+    the chunk's parse, and said in the notes."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,7 +134,7 @@ class _LenientSSEDecoder(SSEDecoder):
                 line = raw_line.decode("utf-8", "replace")
             sse = self.decode(line)
             if sse:
-                yield sse
+                yield _Event(event=sse.event, data=sse.data, id=sse.id, retry=sse.retry)
 
 
 class _AsyncOpenAI(openai.AsyncOpenAI):
@@ -170,7 +159,7 @@ async def _json_chunks(stream: openai.AsyncStream[Any]):
             why = NOT_UTF8_BROKEN if _not_utf8(stream) else ""
             raise StreamDropped(f"the stream sent a chunk that is not JSON {why}({e.msg} at {e.pos})") from None
         if not isinstance(chunk, dict):
-            raise StreamDropped(f"the stream sent a chunk that is not a JSON object: {str(chunk)[:80]}")
+            raise StreamDropped(f"the stream sent a chunk that is not a JSON object: {redact.cut(str(chunk), 80)}")
         yield chunk
 
 
@@ -182,6 +171,7 @@ class _Streamed:
     ttft_ms: float | None
     usage: Usage | None
     notes: list[str] = field(default_factory=list)
+    cut: str | None = None  # the reply passed a bound while it streamed, and was cut there
 
 
 class OpenAIChatModel:
@@ -256,24 +246,31 @@ class OpenAIChatModel:
             except (openai.APIError, StreamDropped) as e:
                 if isinstance(e, openai.APIStatusError) and e.status_code in ACCESS_STATUS:
                     raise ModelAccessError(self._access_problem(e)) from None
-                resends = self.config.quirks.resend_rejected_tool_calls
-                if resends and quirks.is_rejected_tool_call(e):
-                    if resent < resends:
+                signal = signals.classify(e) if isinstance(e, openai.APIError) else None
+                kind = signal.kind if signal else None
+                if kind == signals.MALFORMED_CALL:
+                    # The model wrote a call its provider would not take: sent again as the paper does for
+                    # every model, then its own empty reply (scored), never the harness's failure.
+                    if resent < self.config.quirks.resend_rejected_tool_calls:
                         resent += 1
-                        notes.append(f"resent after a rejected tool call ({_server_message(e)[:120]})")
+                        notes.append(f"resent after a rejected tool call ({redact.cut(_server_message(e), 120)})")
                         continue
-                    # Sent as often as a production client would: the model produced no usable reply.
-                    notes.append(f"tool call rejected {resent + 1} times; no reply ({_server_message(e)[:120]})")
+                    said = redact.cut(_server_message(e), 120)
+                    notes.append(f"tool call rejected {resent + 1} times; no reply ({said})")
                     return ModelReply(notes=notes)
-                if _is_context_overflow(e):
+                status = getattr(e, "status_code", None)
+                said = f"HTTP {status}" if status else "inside the stream"
+                if kind == signals.OVERFLOW:
                     raise ModelContextOverflow(f"the conversation no longer fits the context of {self.config.model} "
-                                               f"(HTTP {e.status_code}: {_server_message(e)[:300]})") from None
-                if quirks.is_rejected_tool_call(e) or not _is_transient(e):
-                    status = getattr(e, "status_code", None)
+                                               f"({said}: {redact.cut(_server_message(e), 300)})") from None
+                if kind == signals.REFUSAL:
+                    raise ModelRefusal(f"{self.config.base_url} refused what was said in the call ({said}: "
+                                       f"{redact.cut(_server_message(e), 300)})") from None
+                if kind == signals.REFUSED_REQUEST or (kind is None and not _is_transient(e)):
                     raise ModelRequestError(f"{self.config.base_url} refused the request for {self.config.model}"
                                             f"{f' (HTTP {status})' if status else ''}: {_server_message(e)}") from None
                 failed += 1
-                what = f"{type(e).__name__}: {_server_message(e)[:160]}"
+                what = f"{type(e).__name__}: {redact.cut(_server_message(e), 160)}"
                 if failed >= self.retry.tries:
                     raise ModelCallError(f"{self.config.name}: {failed} tries failed; last: {what}") from None
                 wait = self.retry.wait_s(failed, _retry_after(e))
@@ -289,7 +286,8 @@ class OpenAIChatModel:
                 notes.append(f"lifted {len(lifted)} tool call(s) out of the text: {streamed.text!r}")
                 tool_calls = [*tool_calls, *lifted]
         return ModelReply(text=text, tool_calls=tool_calls, reasoning=streamed.reasoning, ttft_ms=streamed.ttft_ms,
-                          usage=streamed.usage, notes=notes + streamed.notes)
+                          usage=streamed.usage, notes=notes + streamed.notes,
+                          cuts=[streamed.cut] if streamed.cut else [])
 
     async def first_token_ms(self, request: ModelRequest) -> float | None:
         """Time to the first spoken or tool-call token of one request; stops reading there (replay).
@@ -336,13 +334,8 @@ class OpenAIChatModel:
             options=make_request_options(extra_body=extra, security={"bearer_auth": True}))
 
     async def _read_stream(self, body: dict[str, Any], stop_at_first_token: bool) -> _Streamed:
-        text: list[str] = []
-        reasoning: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
         ttft_ms = None
-        usage = None
-        finished = False
-        splitter = microthinking.ThoughtSplitter() if self.config.mode.microthinking else None
+        reader = ReplyReader(microthinking.ThoughtSplitter() if self.config.mode.microthinking else None)
         sent: list[float] = []
         context = _sent_at.set(sent)
         try:
@@ -353,58 +346,30 @@ class OpenAIChatModel:
         started = sent[-1] if sent else started
         try:
             async for chunk in _json_chunks(stream):
-                if chunk.get("usage"):
-                    usage = usage_from(chunk["usage"]) or usage
-                # Fields of the wrong type are read as what they hold (`output.field_text`, `object_list`):
-                # the model server's output, scored, not an error of ours that would rerun the call.
-                for choice in object_list(chunk.get("choices")):
-                    delta = choice.get("delta")
-                    delta = {"content": delta} if isinstance(delta, str) else delta if isinstance(delta, dict) else None
-                    if delta:
-                        piece = _reasoning_piece(delta)
-                        if piece:
-                            reasoning.append(piece)
-                        spoken = field_text(delta.get("content"))
-                        if spoken and splitter is not None:
-                            spoken = splitter.feed(spoken)  # the thought is held back, never spoken
-                        if spoken:
-                            ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            text.append(spoken)
-                        for tc in object_list(delta.get("tool_calls")):
-                            ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                            entry = calls.setdefault(call_index(tc.get("index")), {"id": None, "name": "", "arguments": []})
-                            entry["id"] = entry["id"] or field_text(tc.get("id")) or None
-                            function = tc.get("function")
-                            if isinstance(function, dict):
-                                name = field_text(function.get("name"))
-                                if name and name != entry["name"]:
-                                    entry["name"] += name
-                                args = function.get("arguments")
-                                if args:  # an object where a JSON string belongs: that object, written as JSON
-                                    entry["arguments"].append(args if isinstance(args, str) else
-                                                              json.dumps(args, ensure_ascii=False))
-                    if choice.get("finish_reason") is not None:
-                        finished = True
-                if stop_at_first_token and ttft_ms is not None:
-                    finished = True
+                cut = reader.feed(chunk)  # within the reply's bounds: a model that never stops is cut here
+                if ttft_ms is None and reader.has_token:
+                    ttft_ms = (time.perf_counter() - started) * 1000
+                if cut or (stop_at_first_token and ttft_ms is not None):
                     break
         finally:
             await stream.close()
-        if not finished:
+        if not (reader.finished or reader.cut or (stop_at_first_token and ttft_ms is not None)):
             raise StreamDropped("the stream ended before the model finished its reply")
         garbled = _not_utf8(stream)
-        tool_calls = [ToolCall(c["id"] or f"call_{i}", c["name"], "".join(c["arguments"]))
-                      for i, c in sorted(calls.items())]
-        thought, notes = None, []
+        text, thought, notes = reader.text, None, []
+        splitter = reader.splitter
         if splitter is not None:
-            tail = splitter.finish()
+            tail = splitter.finish() if not reader.cut else ""
             if tail:
                 ttft_ms = ttft_ms if ttft_ms is not None else (time.perf_counter() - started) * 1000
-                text.append(tail)
+                text.append(tail)  # bounded by the text read (reply_reader); cut with the rest
             thought, notes = splitter.thought, _thought_notes(splitter)
         if garbled:
             notes = [*notes, NOT_UTF8_NOTE.format(n=garbled)]
-        return _Streamed("".join(text), tool_calls, _joined("".join(reasoning), thought), ttft_ms, usage, notes)
+        if reader.filtered:
+            notes = [*notes, FILTERED_NOTE]
+        return _Streamed("".join(text), reader.tool_calls(), _joined("".join(reader.reasoning), thought), ttft_ms,
+                         reader.usage, notes, reader.cut)
 
     async def _read_whole(self, body: dict[str, Any]) -> _Streamed:
         """One request to an endpoint that does not stream: the reply, and the round trip as its TTFT."""
@@ -414,25 +379,29 @@ class OpenAIChatModel:
             started = time.perf_counter()  # replaced by the send time once the hook has run
             params = dict(body)
             extra = params.pop("extra_body", None)
-            raw = await self.client().post("/chat/completions", body=params, cast_to=bytes,
-                                           options=make_request_options(extra_body=extra,
-                                                                        security={"bearer_auth": True}))
+            unread = await self.client().post("/chat/completions", body=params, cast_to=object, stream=True,
+                                              stream_cls=openai.AsyncStream[object], options=make_request_options(
+                                                  extra_body=extra, security={"bearer_auth": True}))
+            raw = await _body_within(unread.response, MAX_READ_CHARS)  # the SSE reader never starts
             ttft_ms = (time.perf_counter() - (sent[-1] if sent else started)) * 1000
         finally:
             _sent_at.reset(context)
+        if raw is None:  # a model that never stopped, answered whole: bounded like a stream, never held
+            return _Streamed("", [], None, None, None, [], f"the reply's body passed {MAX_READ_CHARS:,} bytes; "
+                                                          "cut there, unread")
         garbled = 0
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:  # read as U+FFFD: a reply if it still parses (the model's), else broken
             garbled, text = 1, raw.decode("utf-8", "replace")
         try:
-            data = json.loads(text)
+            data = read_json(text)
         except json.JSONDecodeError as e:
             why = NOT_UTF8_BROKEN if garbled else ""
             raise StreamDropped(f"the reply is not JSON {why}({e.msg} at {e.pos})") from None
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
-            raise StreamDropped(f"the reply is not a chat completion: {str(data)[:80]}")
+            raise StreamDropped(f"the reply is not a chat completion: {redact.cut(str(data), 80)}")
         message = choices[0]["message"]
         content = message.get("content") or ""
         if isinstance(content, list):  # content parts: the text ones are spoken
@@ -447,8 +416,22 @@ class OpenAIChatModel:
             arguments = function.get("arguments")
             tool_calls.append(ToolCall(tc.get("id") or f"call_{i}", function.get("name") or "",
                                        arguments if isinstance(arguments, str) else json.dumps(arguments or {})))
-        return _Streamed(content, tool_calls, _joined(_reasoning_piece(message) or "", thought),
+        return _Streamed(content, tool_calls, _joined(reasoning_piece(message) or "", thought),
                          ttft_ms if content or tool_calls else None, usage_from(data.get("usage")), notes)
+
+
+async def _body_within(response: httpx2.Response, limit: int) -> bytes | None:
+    """The whole body, or None once it passes `limit` bytes (the rest is not read)."""
+    parts, size = [], 0
+    try:
+        async for piece in response.aiter_bytes():
+            size += len(piece)
+            if size > limit:
+                return None
+            parts.append(piece)
+    finally:
+        await response.aclose()
+    return b"".join(parts)
 
 
 def _joined(reasoning: str, thought: str | None) -> str | None:

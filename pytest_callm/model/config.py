@@ -32,7 +32,7 @@ A config says where the model is served and how to call it:
     first_message_from_user = false
     tools_in_system_prompt = false
     tool_calls_in_text = false
-    resend_rejected_tool_calls = 0           # 0..3
+    resend_rejected_tool_calls = 3           # 0..3 (the paper's 3 unless lowered)
     system_prompt_suffix = ""                # e.g. "/no_think": a model's switch in its system prompt
 
     [mode]                                   # how replies come back (client.py has the details)
@@ -103,7 +103,7 @@ class Quirks:
     first_message_from_user: bool = False
     tools_in_system_prompt: bool = False
     tool_calls_in_text: bool = False
-    resend_rejected_tool_calls: int = 0
+    resend_rejected_tool_calls: int = 3  # the paper's rule for every model (MAX_TOOL_CALL_RESENDS)
     system_prompt_suffix: str = ""
 
     @property
@@ -214,7 +214,8 @@ def parse_config(name: str, data: dict[str, Any], where: str) -> ModelConfig:
 
     q = _table(data, "quirks", where, {"first_message_from_user", "tools_in_system_prompt", "tool_calls_in_text",
                                        "resend_rejected_tool_calls", "system_prompt_suffix"})
-    resends = _typed(q.get("resend_rejected_tool_calls", 0), (int,), where, "quirks.resend_rejected_tool_calls")
+    resends = _typed(q.get("resend_rejected_tool_calls", MAX_TOOL_CALL_RESENDS), (int,), where,
+                     "quirks.resend_rejected_tool_calls")
     if not 0 <= resends <= MAX_TOOL_CALL_RESENDS:
         raise ModelConfigError(f"{where}: quirks.resend_rejected_tool_calls must be 0 to {MAX_TOOL_CALL_RESENDS}")
     suffix = _typed(q.get("system_prompt_suffix", ""), (str,), where, "quirks.system_prompt_suffix")

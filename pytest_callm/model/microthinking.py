@@ -44,12 +44,12 @@ class ThoughtSplitter:
     def __init__(self) -> None:
         self._state = "start"  # start -> thought -> after (whitespace skipped) -> spoken
         self._held = ""
-        self._thought = ""
+        self._thought: list[str] = []  # parts: joined once, so a long thought reads in linear time
         self.unclosed = False  # the stream ended inside the thought
 
     @property
     def thought(self) -> str | None:
-        return self._thought.strip() or None
+        return "".join(self._thought).strip() or None
 
     def feed(self, piece: str) -> str:
         self._held += piece
@@ -63,9 +63,12 @@ class ThoughtSplitter:
                 self._state, self._held = "spoken", head  # no thought: spoken as written
         if self._state == "thought":
             end = self._held.find(CLOSE)
-            if end < 0:
+            if end < 0:  # the thought so far moves out of what is searched, less a marker's possible start
+                keep = len(CLOSE) - 1
+                self._thought.append(self._held[:-keep])
+                self._held = self._held[-keep:]
                 return ""
-            self._thought += self._held[:end]
+            self._thought.append(self._held[:end])
             self._state, self._held = "after", self._held[end + len(CLOSE):]
         if self._state == "after":  # the whitespace between the thought and the reply is not spoken
             self._held = self._held.lstrip()
@@ -79,7 +82,7 @@ class ThoughtSplitter:
         """What is left when the reply has ended: a held-back start is spoken, an open thought is not."""
         held, self._held = self._held, ""
         if self._state == "thought":
-            self._thought += held
+            self._thought.append(held)
             self.unclosed = True
             return ""
         return held.strip() if self._state == "start" else ""

@@ -14,6 +14,8 @@ import json
 import re
 from typing import Any
 
+from pytest_callm.model import redact
+
 
 MAX_ARGUMENT_CHARS = 100_000  # far above any real tool call; a 20 MB string is a model gone astray
 MAX_DEPTH = 32  # the deepest legitimate argument of any pack is 3 levels
@@ -38,10 +40,11 @@ def clean_text(text: str) -> str:
 
 
 def clip(raw: str) -> str:
-    """Raw arguments as the history and the trajectory keep them: encodable, and bounded in size."""
+    """Raw arguments as the history and the trajectory keep them: encodable, and bounded in size (a key
+    across the cut is redacted whole first)."""
     raw = clean_text(raw)
     if len(raw) > MAX_ARGUMENT_CHARS:
-        return raw[:MAX_ARGUMENT_CHARS] + f"... [{len(raw) - MAX_ARGUMENT_CHARS} more characters cut]"
+        return redact.cut(raw, MAX_ARGUMENT_CHARS) + f"... [{len(raw) - MAX_ARGUMENT_CHARS} more characters cut]"
     return raw
 
 
@@ -90,6 +93,17 @@ def parse_arguments(raw: str | bytes) -> tuple[dict[str, Any] | None, str | None
         return None, f"(arguments): expected a JSON object, got {type(value).__name__}"
     problem = _problem_in(value)
     return (None, problem) if problem else (value, None)
+
+
+def _long_int(digits: str) -> int | str:
+    # Python refuses to read an integer of more than 4,300 digits (ValueError, not a JSON error): such a
+    # number is kept as its digits, text the model's server wrote, read like any field of the wrong type.
+    return int(digits) if len(digits) <= 4_300 else digits
+
+
+def read_json(text: str) -> Any:
+    """A chunk or a reply body as JSON, any integer in it read (`_long_int`): only bad JSON raises."""
+    return json.loads(text, parse_int=_long_int)
 
 
 # Streamed chunk fields of the wrong type: model/client.py reads them as what they hold.

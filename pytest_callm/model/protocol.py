@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from pytest_callm.model import redact
 from pytest_callm.model.output import clean_text, parse_arguments
 
 
@@ -73,6 +74,7 @@ class ModelReply:
     ttft_ms: float | None = None  # to the first text or tool-call token
     usage: Usage | None = None
     notes: list[str] = field(default_factory=list)  # what the client had to do: retries, resends, lifted calls
+    cuts: list[str] = field(default_factory=list)  # bounds the reply passed (the model's): the trajectory's `cuts`
 
 
 MAX_REPLY_CHARS = 20_000  # spoken text of one reply (a phone turn of 20,000 characters is minutes long)
@@ -80,22 +82,26 @@ MAX_REASONING_CHARS = 20_000  # reasoning kept per reply: it is never spoken nor
 MAX_NAME_CHARS = 200  # a tool call's id and name
 
 
-def _bounded(text: str, limit: int, what: str, notes: list[str]) -> str:
+def _bounded(text: str, limit: int, what: str, notes: list[str], cuts: list[str] | None = None) -> str:
     if len(text) <= limit:
         return text
     notes.append(f"{what} cut to {limit:,} of its {len(text):,} characters (the model's)")
-    return text[:limit]
+    if cuts is not None:
+        cuts.append(f"{what} passed {limit:,} characters ({len(text):,}); cut there")
+    return redact.cut(text, limit)
 
 
 def safe_reply(reply: ModelReply) -> ModelReply:
     """The reply with encodable text, within its bounds, and bounded tool-call arguments (parsed
-    later, by the engine). What is cut is said in the reply's notes."""
-    notes = list(reply.notes)
-    text = _bounded(clean_text(reply.text or ""), MAX_REPLY_CHARS, "the spoken text", notes)
+    later, by the engine). What is cut is said in the reply's notes, and a cut of the spoken text in its
+    `cuts` (a reply the client read was cut as it streamed already; this bounds the others)."""
+    notes, cuts = list(reply.notes), list(reply.cuts)
+    text = _bounded(clean_text(reply.text or ""), MAX_REPLY_CHARS, "the spoken text", notes, cuts)
     reasoning = _bounded(clean_text(reply.reasoning), MAX_REASONING_CHARS, "the reasoning", notes) \
         if reply.reasoning else reply.reasoning
-    return replace(reply, text=text, reasoning=reasoning, notes=notes,
-                   tool_calls=[replace(tc, id=clean_text(tc.id)[:MAX_NAME_CHARS], name=clean_text(tc.name)[:MAX_NAME_CHARS])
+    return replace(reply, text=text, reasoning=reasoning, notes=notes, cuts=cuts,
+                   tool_calls=[replace(tc, id=redact.cut(clean_text(tc.id), MAX_NAME_CHARS),
+                                       name=redact.cut(clean_text(tc.name), MAX_NAME_CHARS))
                                for tc in reply.tool_calls])
 
 
@@ -111,8 +117,23 @@ class ModelRequestError(ModelInfrastructureError):
     """The server refused the request itself (HTTP 400 or 422, not a rejected tool call)."""
 
 
-class ModelContextOverflow(Exception):
+class ModelsOwnFailure(Exception):
+    """The model cannot answer, and the cause is its own behaviour in the call: the call ends there,
+    scored as it stands (`end_reason` says why), never rerun."""
+
+    end_reason = "model_failure"
+
+
+class ModelContextOverflow(ModelsOwnFailure):
     """The conversation no longer fits the model's context window: the model's failure, not the harness's."""
+
+    end_reason = "context_overflow"
+
+
+class ModelRefusal(ModelsOwnFailure):
+    """The provider refused what was said in the call (OpenAI's `invalid_prompt`, a content filter)."""
+
+    end_reason = "content_refused"
 
 
 class ModelAccessError(Exception):

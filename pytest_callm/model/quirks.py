@@ -13,7 +13,9 @@ Each is a config switch under `[quirks]` and off by default:
   accepts only as the whole reply. Calls to known tools are lifted out of the text; the text before
   the first call is spoken, the rest was written before any tool returned and is dropped.
 - `resend_rejected_tool_calls = N`: a provider that rejects a malformed tool call the model wrote
-  (Groq: HTTP 400, code `tool_use_failed`) gets the same request again, up to N (at most 3) times.
+  (Groq: HTTP 400, code `tool_use_failed`; the others in `signals.py`) gets the same request again, up
+  to N times: 3 unless a config lowers it (the paper resends up to three times for every model). After
+  the last, the model has no reply to that request: its failure, scored.
 - `system_prompt_suffix = "..."`: a model whose switches live in its system prompt (Nemotron Nano's
   `/no_think` turns its reasoning off) gets that text after every agent's system prompt.
 """
@@ -29,7 +31,6 @@ from typing import Any
 from pytest_callm.model.protocol import ToolCall
 
 CONNECTED_LINE = "(The phone call has connected.)"
-REJECTED_TOOL_CALL_CODES = ("tool_use_failed",)
 
 
 def first_message_from_user(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -56,16 +57,6 @@ def tools_in_system_prompt(system_prompt: str, tools: list[dict[str, Any]]) -> s
 def with_system_prompt_suffix(system_prompt: str, suffix: str) -> str:
     """The system prompt with a model's control text (`/no_think`) on a line of its own at the end."""
     return f"{system_prompt.rstrip()}\n\n{suffix}" if suffix else system_prompt
-
-
-def is_rejected_tool_call(error: Exception) -> bool:
-    """A provider's refusal of a malformed tool call (not a problem with the request itself)."""
-    status = getattr(error, "status_code", None)
-    if status not in (None, 400):
-        return False
-    body = getattr(error, "body", None)
-    code = getattr(error, "code", None) or (body.get("code") if isinstance(body, dict) else None)
-    return code in REJECTED_TOOL_CALL_CODES or (isinstance(body, dict) and "failed_generation" in body)
 
 
 # --- calls written in text --------------------------------------------------------------------

@@ -36,6 +36,18 @@ def text(value: str) -> str:
     return value
 
 
+def cut(value: str, limit: int) -> str:
+    """`value[:limit]`, redacted first: a key that straddles the cut would be kept as a prefix that no
+    later redaction recognises. Whoever cuts text that may be saved cuts it here."""
+    return text(value)[:limit]
+
+
+def margin() -> int:
+    """How much more than its bound a reader keeps before cutting (`cut`), so that a key it read across
+    the bound is whole when it is redacted: the longest remembered secret, or 256."""
+    return max([256, *map(len, _secrets)])
+
+
 def value(data: Any) -> Any:
     """A JSON-like structure with every string (keys included) redacted."""
     if not _secrets:

@@ -66,6 +66,11 @@ FALLBACK = {
 LAST_RESORT = ("misheard_word", "no_final_period", "lowercase", "misheard_phrase", "clipped_start",
                "clipped_end", "split", "number_as_words", "digits_dropped", "digits_added")
 DIGIT_FORMS = ("sequence", "cardinal", "money", "year")
+# Each try of a number error re-reads the whole turn (`_reparses`): the tries are bounded so that a turn
+# of 30,000 numbers, or one number of 60,000 digits, costs a few reads, not one per number or digit.
+# Far above any turn a caller says, so the draws of every real turn are as they were.
+MAX_NUMBERS_TRIED = 16
+MAX_DIGITS_TRIED = 64
 
 _PLAIN = re.compile(r"(?P<word>[A-Za-z]+(?:['\u2019][A-Za-z]+)*)|(?P<sep>[^A-Za-z]+)")
 _WORDLIKE = re.compile(r"[A-Za-z]+(?:['\u2019][A-Za-z]+)*")
@@ -360,7 +365,9 @@ class Turn:
 
     def _digits_dropped(self) -> dict[str, Any] | None:
         targets = self._number_targets(2)
-        while targets:
+        for _ in range(MAX_NUMBERS_TRIED):
+            if not targets:
+                break
             index = self._pick_number(targets)
             targets.remove(index)
             tok = self.toks[index]
@@ -377,7 +384,7 @@ class Turn:
 
     def _drop_positions(self, digits: str) -> list[int]:
         runs = [i for i in range(1, len(digits)) if digits[i] == digits[i - 1]]
-        order = self.rng.shuffled(range(len(digits)))
+        order = self.rng.shuffled(range(min(len(digits), MAX_DIGITS_TRIED)))
         if runs and self.rng.random() < 0.6:
             first = self.rng.choice(runs)
             order.remove(first)
@@ -386,13 +393,15 @@ class Turn:
 
     def _digits_added(self) -> dict[str, Any] | None:
         targets = self._number_targets(1)
-        while targets:
+        for _ in range(MAX_NUMBERS_TRIED):
+            if not targets:
+                break
             index = self._pick_number(targets)
             targets.remove(index)
             tok = self.toks[index]
             editable, tail = self._editable(tok), tok.digits[len(self._editable(tok)):]
             options = []
-            for pos in self.rng.shuffled(range(len(editable))):
+            for pos in self.rng.shuffled(range(min(len(editable), MAX_DIGITS_TRIED))):
                 # a repeated digit, as in "five five five" heard four times, or a stray one
                 extra = editable[pos] if self.rng.random() < 0.6 else str(self.rng.below(10))
                 options.append((editable[:pos + 1] + extra + editable[pos + 1:], pos))
@@ -405,7 +414,7 @@ class Turn:
     def _number_as_words(self) -> dict[str, Any] | None:
         targets = [i for i, t in enumerate(self.toks) if t.cat == "num" and not t.as_words
                    and not _other_span_reserved(t)]
-        for index in self.rng.shuffled(targets):
+        for index in self.rng.shuffled(targets)[:MAX_NUMBERS_TRIED]:
             tok = self.toks[index]
             written = render_words(tok.num, tok.digits, self.habits, tok.groups)
             if not self._reparses(index, written, tok.digits):

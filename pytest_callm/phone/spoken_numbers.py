@@ -33,6 +33,7 @@ MONTHS = {"january", "february", "march", "april", "may", "june", "july", "augus
 # a lone small number word ("one more thing") stays a word, as recognizers leave it, unless a unit
 # follows that makes it a quantity a recognizer writes in digits
 UNIT_WORDS = {"dollars", "dollar", "bucks", "cents", "percent", "o'clock"}
+MAX_SAID_DIGITS = 15  # longer amounts are written out digit by digit (`render_words`)
 MERIDIEM = re.compile(r"\s*(?:a\.m\.|p\.m\.|am\b|pm\b|AM\b|PM\b|A\.M\.|P\.M\.)")
 
 NUMBER_VOCAB = set(DIGIT_WORDS) | set(TEENS) | set(TENS) | set(SCALES) | set(ORDINALS)
@@ -117,9 +118,12 @@ def _sep_ok(text: str, a: int, b: int, commas: bool) -> bool:
     return 0 < len(between) <= 3 and all(c in allowed for c in between) and between.count(",") <= 1
 
 
-def _parse_cardinal(toks: list[str], i: int) -> tuple[int, int] | None:
-    """A cardinal starting at toks[i] ("three hundred and twelve"): (value, tokens used), or None."""
-    total, current, j, last, n = 0, 0, i, None, len(toks)
+def _parse_cardinal(toks: list[str], i: int, n: int | None = None) -> tuple[int, int] | None:
+    """A cardinal starting at toks[i] ("three hundred and twelve"), read no further than toks[n - 1]:
+    (value, tokens used), or None. The bound is an index, not a copy of the list (a copy per number
+    made a long turn quadratic)."""
+    total, current, j, last = 0, 0, i, None
+    n = len(toks) if n is None else n
     while j < n:
         t = toks[j]
         if t == "a" and j == i and j + 1 < n and toks[j + 1] in ("hundred", "thousand"):
@@ -166,9 +170,14 @@ def _find_numbers(text: str) -> tuple[Num, ...]:
         return ()
     found = [_digit_form(m) for m in _DIGIT_FORM.finditer(text)] if has_digit else []
     words = [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(lowered)]
-    if found:
-        taken = [(n.start, n.end) for n in found]
-        words = [w for w in words if not any(a <= w[0] < b for a, b in taken)]
+    if found:  # words inside a digit-form number are its own: one walk over both, in order (linear)
+        kept, spans, k = [], [(n.start, n.end) for n in found], 0
+        for w in words:
+            while k < len(spans) and spans[k][1] <= w[0]:
+                k += 1
+            if not (k < len(spans) and spans[k][0] <= w[0]):
+                kept.append(w)
+        words = kept
     toks = [w[2] for w in words]
     i = 0
     while i < len(words):
@@ -268,7 +277,7 @@ def _spoken_at(text: str, words, toks, i: int) -> tuple[Num, int] | None:
     reach = 1
     while i + reach < len(toks) and toks[i + reach] in _CARDINAL_PARTS and _linked(text, words, i + reach - 1, 2):
         reach += 1
-    parsed = _parse_cardinal(toks[:i + reach], i)
+    parsed = _parse_cardinal(toks, i, i + reach)
     if parsed is None:
         return None
     value, k = parsed
@@ -277,7 +286,7 @@ def _spoken_at(text: str, words, toks, i: int) -> tuple[Num, int] | None:
     if nxt in ("dollars", "dollar", "bucks") and linked_next:
         k_end = k + 1
         cents = None
-        rest = toks[i + k_end:]
+        rest = toks[i + k_end:i + k_end + 2]  # a window, not a copy of the rest of the turn
         if rest[:1] == ["and"] and len(rest) > 1:
             sub = _parse_cardinal(toks, i + k_end + 1)
             if sub and sub[0] < 100 and i + k_end + 1 + sub[1] < len(toks) and \
@@ -375,24 +384,31 @@ def render_digits(num: Num, digits: str, habits: dict[str, str], groups: list[in
         else:
             whole, cents = digits, None
         whole = whole or "0"
-        whole = f"{int(whole):,}" if habits.get("thousands", "comma") == "comma" and len(whole) > 3 else whole
+        whole = _with_commas(whole) if habits.get("thousands", "comma") == "comma" and len(whole) > 3 else whole
         return f"${whole}" + (f".{cents}" if cents is not None else "")
     if form == "time":
         hour, minute = digits[:-2] or "0", digits[-2:]
         return f"{hour}:{minute}{_meridiem(num)}"
     if form == "ordinal":
-        return f"{digits}{ordinal_suffix(int(digits))}" if habits.get("ordinal", "suffix") == "suffix" else digits
+        return f"{digits}{ordinal_suffix(int(digits[-2:]))}" if habits.get("ordinal", "suffix") == "suffix" else digits
     if form == "year":
         return digits
     if form == "cardinal":
         if habits.get("thousands", "comma") == "comma" and len(digits) > 4:
-            return f"{int(digits):,}"
+            return _with_commas(digits)
         return digits
     # a sequence: grouped (a phone number) in the habit of the turn, else plain
     style = habits.get("phone", "dashes")
     if groups and len(groups) > 1 and style != "plain":
         return ("-" if style == "dashes" else " ").join(split_groups(digits, groups))
     return digits
+
+
+def _with_commas(digits: str) -> str:
+    """`f"{int(digits):,}"` without the int: Python refuses to convert more than 4,300 digits."""
+    digits = digits.lstrip("0") or "0"
+    head = len(digits) % 3 or 3
+    return ",".join([digits[:head], *(digits[i:i + 3] for i in range(head, len(digits), 3))])
 
 
 def _meridiem(num: Num) -> str:
@@ -404,6 +420,8 @@ def _meridiem(num: Num) -> str:
 def render_words(num: Num, digits: str, habits: dict[str, str], groups: list[int] | None = None) -> str:
     """`digits` written out in words, as a recognizer that missed the number writes it."""
     form = num.form
+    if form in ("money", "cardinal", "ordinal") and len(digits) > MAX_SAID_DIGITS:
+        form = "sequence"  # no one says a number that long as one: it is read out digit by digit
     if form == "money":
         whole, cents = (digits[:-2], digits[-2:]) if num.cents and len(digits) >= 3 else (digits, None)
         value = int(whole or "0")

@@ -79,8 +79,8 @@ def clipped(value: Any, limit: int) -> Any:
     if isinstance(value, str):
         if len(value) <= limit:
             return value
-        return (f"{value[:limit]} … [{len(value) - limit:,} more characters, cut from the page; the attempt's "
-                "trajectory file holds them all]")
+        return (f"{secrets_out.cut(value, limit)} … [{len(value) - limit:,} more characters, cut from the page; the "
+                "attempt's trajectory file holds them all]")  # redacted before the cut: no key kept as a prefix
     if isinstance(value, dict):
         return {k: clipped(v, limit) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):

@@ -94,7 +94,7 @@ def harness_fault(error: BaseException) -> str:
         return f"ToolServerError: {error}"
     frames = traceback.extract_tb(error.__traceback__)
     where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
-    return f"{type(error).__name__}: {str(error)[:300]}{where}"
+    return f"{type(error).__name__}: {redact.cut(str(error), 300)}{where}"  # redacted before the cut
 
 
 def make_call_id(task_id: str, attempt: int) -> str:
