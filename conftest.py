@@ -26,7 +26,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "63827b5e981c09215de7f8c20f86c1212e944dfd4fd8ba5fa51ae792460f9f42",
+    "verifier_sha256": "6791ffc92d2b67d4333665055b53f9e8da1608f6bf40aa4b05e8c709ac97d091",
     "attempts": 5,
 }
 

@@ -70,6 +70,7 @@ class Rule:
     record: str | None = None
     refused_with: str | None = None
     reason: str | None = None
+    words: bool = False  # a speech rule with a class of sentences the words gate reads
 
 
 # --- the key an adversary edits ---------------------------------------------------------------
@@ -310,7 +311,7 @@ def _parse_rule(entry: Any, pack: Pack, where: str) -> tuple[Rule | None, list[s
     if "words" in entry and scored_by != "speech":
         problems.append(f"{where}.words: a class of sentences is for a rule scored by speech (the words gate)")
     return Rule(rule_id, entry.get("rule", ""), tuple(says), tuple(agents), scored_by or "", gate,
-                entry.get("record"), entry.get("refused_with"), entry.get("reason")), problems
+                entry.get("record"), entry.get("refused_with"), entry.get("reason"), "words" in entry), problems
 
 
 def _import_adversaries(pack: Pack, problems: list[str]) -> Adversaries:

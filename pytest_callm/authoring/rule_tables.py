@@ -25,6 +25,8 @@ def scored(rule: Rule) -> str:
         return f"record ({where}fails {', '.join(rule.gate)})"
     if rule.scored_by == "tool":
         return f"tool refuses (`{rule.refused_with}`)"
+    if rule.words:
+        return "words gate (a class of sentences, fails words)"
     return f"speech only: {rule.reason}"
 
 
