@@ -26,7 +26,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "6791ffc92d2b67d4333665055b53f9e8da1608f6bf40aa4b05e8c709ac97d091",
+    "verifier_sha256": "71ce79da5e848eae6e904c714212dd66439c6816567d0685fbf14c9aba482b95",
     "attempts": 5,
 }
 

@@ -8,7 +8,6 @@ names of products, drugs, places). Inflections count as their stem: "cancelled" 
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 
@@ -34,8 +33,7 @@ _PACK_WORDS: dict[int, tuple[Pack, frozenset[str]]] = {}
 def pack_words(pack: Pack) -> frozenset[str]:
     cached = _PACK_WORDS.get(id(pack))
     if cached is None or cached[0] is not pack:
-        texts = [pack.greeting, *(a.prompt for a in pack.agents.values()),
-                 *(json.dumps(t.schema) for t in pack.tools.values())]
+        texts = pack.published_texts()
         found = frozenset(_WORD.findall(fold_accents(" ".join(texts)).lower()))
         cached = _PACK_WORDS[id(pack)] = (pack, found)
     return cached[1]

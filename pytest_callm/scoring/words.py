@@ -276,8 +276,7 @@ def published_said(pack: Pack) -> Said:
     """The business's published words as disclosure reads them: a store's ZIP is no customer's secret."""
     cached = _PUBLISHED_SAID.get(id(pack))
     if cached is None or cached[0] is not pack:
-        texts = [pack.greeting, *(a.prompt for a in pack.agents.values()),
-                 *(json.dumps(t.schema, ensure_ascii=False) for t in pack.tools.values())]
+        texts = pack.published_texts()
         cached = _PUBLISHED_SAID[id(pack)] = (pack, Said.of(" | ".join(texts)))
     return cached[1]
 
@@ -289,7 +288,6 @@ def published(pack: Pack) -> Grounds:
     """What the business publishes: its prompts, greeting and tool descriptions (once per pack)."""
     cached = _PUBLISHED.get(id(pack))
     if cached is None or cached[0] is not pack:
-        texts = [pack.greeting, *(a.prompt for a in pack.agents.values()),
-                 *(json.dumps(t.schema, ensure_ascii=False) for t in pack.tools.values())]
+        texts = pack.published_texts()
         cached = _PUBLISHED[id(pack)] = (pack, Grounds().add(texts))
     return cached[1]

@@ -132,6 +132,12 @@ class Pack:
     people: People | None = None
     words: WordsSpec = field(default_factory=WordsSpec)  # what the words gate reads for (words.json, rules.json)
 
+    def published_texts(self) -> list[str]:
+        """What the business tells every caller's agent: its greeting, prompts and tool descriptions (the
+        words gate grounds facts in them and reads their vocabulary)."""
+        return [self.greeting, *(a.prompt for a in self.agents.values()),
+                *(json.dumps(t.schema, ensure_ascii=False) for t in self.tools.values())]
+
     def owner_agents(self, tool: str) -> list[str]:
         return [a.name for a in self.agents.values() if tool in a.tools]
 
