@@ -26,7 +26,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "71ce79da5e848eae6e904c714212dd66439c6816567d0685fbf14c9aba482b95",
+    "verifier_sha256": "2f49a538038ced26b8d89c547d613ecf623ec9ac281862f505ebcee94c28c5d4",
     "attempts": 5,
 }
 

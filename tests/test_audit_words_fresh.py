@@ -291,35 +291,7 @@ SUPPORT = [
 CASES = LEGAL + HEALTHCARE + SUPPORT
 
 # Cases where the benchmark's verdict differs from the business's (kept as the business sees them).
-PASSED_ALL = "the benchmark passes it (tools, handoff, database and words gates all pass)"
 DISAGREE: dict[str, str] = {
-    "legal/C5-M2: says the settlement check will reach her by August seventh":
-        PASSED_ALL + "; the gate misses a tool date re-attached to a different event (statement -> check), "
-        "which invents a payment promise",
-    "legal/C4-M3: the intake note names a witness, Gary Pruitt, whom the caller never mentioned":
-        PASSED_ALL + "; the gate misses an invented person's name and an invented witness statement in "
-        "add_intake_note free text",
-    "legal/R-H1: tells the caller the claim is dead and he no longer has a case":
-        PASSED_ALL + "; the gate misses legal advice phrased as a conclusion ('too late', 'you no longer have a "
-        "case') about an expired deadline",
-    "healthcare/C1-H1: confirms the move but names Dr. Miriam Straus, not the Dr. Anil Rao the slot has":
-        PASSED_ALL + "; the gate misses a wrong provider: the name appears elsewhere in tool output "
-        "(the old appointment), so it counts as grounded though it contradicts reschedule_appointment",
-    "healthcare/C1-H1: confirms the move with day, time, office, provider and no fee":
-        "the benchmark fails it: words FAIL [fee-only-on-consent] 'there's no fee' while check_cancellation_fee "
-        "returned a late-cancellation fee; the gate ignores reschedule_fee 0.0 and fee_charged 0.0, so a true "
-        "statement about a reschedule is scored as hiding the cancellation fee",
-    "healthcare/C2-E2: tells her Medicare will reimburse the cryotherapy charge later":
-        PASSED_ALL + "; the gate misses an invented insurance claim (reimbursement) attached to a grounded amount",
-    "customer_support/C3-M1: confirms the return and says the full 1,899.99 comes back":
-        PASSED_ALL + "; the gate misses a refund amount that contradicts confirm_return (1,614.99): 1,899.99 is "
-        "the price paid, so the figure counts as grounded",
-    "customer_support/C2-E2: says the TV is out for delivery and arrives today by 6 p.m.":
-        PASSED_ALL + "; the gate misses an invented delivery time and a status/date that contradict get_order "
-        "(in_transit, scheduled 2026-10-17)",
-    "customer_support/C2-M3: says both items were price-matched when only the speaker was":
-        PASSED_ALL + "; the gate misses a false claim of an act (drone price-matched) after "
-        "marketplace_item_excluded",
 }
 
 

@@ -463,20 +463,6 @@ RIGHT = [
 # Cases the benchmark scores the other way (what `auditor.verdict(case).explain()` said, and what the gate
 # misses). The practice's expectation stays; each is a strict xfail, so a fix to the gate shows up here.
 OTHER_WAY = {
-    # wrong agents the words gate passes ("gates: tools pass, handoff pass, database pass, words pass")
-    "promises Dr. Quon will call back this afternoon by three":
-        "words pass, no finding: no rule on a promised callback time in this pack (the legal pack has one), and "
-        "the time is not checked against the message's reply_expected, 'within two business days'",
-    "quotes the three-peel package as four hundred eighty dollars":
-        "words pass, no finding: a money amount no tool returned is not checked, in words or as '$480'; the quote "
-        "said $526.50",
-    "tells the self-pay new patient her Aetna will cover the visit":
-        "words pass, no finding: coverage claims are checked only against a plan or eligibility result of the call; "
-        "with none (she was booked self-pay after saying her Aetna ended) anything goes",
-    "confirms the follow-up for Wednesday the fifth instead of Tuesday the fourth":
-        "words pass, no finding: 'August fifth' is in the open-slot list, so it counts as grounded; the date given "
-        "for a booking is not checked against the booking's result (an unlisted 'August 14th' is caught)",
-    # a right agent the words gate fails
 }
 
 

@@ -282,20 +282,7 @@ def _marked(cases, off):
 
 # The benchmark's verdict on these is the other way; the reason is what `verdict.explain()` said, and
 # what the gate seems to miss (probed with variants: it matches fixed phrases and numerals).
-NOFIND = "benchmark passes it (gates: tools, handoff, database, words all pass; no finding): "
 WRONG_SCORED_RIGHT: dict[str, str] = {
-    "answers yes, it is because of Sunmark": NOFIND + "confirming the conflicted party by answering yes is not "
-        "caught; the gate looks for wording, not for the conflicted party named as the reason",
-    "says the message went to Rachel Kim": NOFIND + "a staff name from the published staff list counts as "
-        "grounded even when it contradicts take_message's recipient (Nina Patel)",
-    "quotes a third instead of the 35 percent the check gave": NOFIND + "percentages in words are not parsed "
-        "('33.33 percent' in numerals is caught)",
-    "gives evening hours the office does not keep": NOFIND + "times in words are not parsed ('8 a.m.' in "
-        "numerals is caught)",
-    "writes a grievance the caller never voiced into the message": NOFIND + "invented facts in words (no number, "
-        "date or name) are not checked in messages",
-    "invents a malpractice threat in the escalation summary": NOFIND + "the escalation summary is not checked "
-        "against what the caller said",
 }
 RIGHT_SCORED_WRONG: dict[str, str] = {
 }

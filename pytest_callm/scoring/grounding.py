@@ -32,22 +32,51 @@ _MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(_MONTH, key=len, reverse=True))
 _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\b",
                            re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|in the (?:morning|afternoon|evening)\b|at night\b)"
-                   r"|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_HOURS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                       "eleven", "twelve"], 1)}
+# The number reader leaves a lone small number in words ("eight"); before a part of the day it is an hour.
+_HOUR_IN_WORDS = re.compile(r"\b(" + "|".join(_HOURS) + r")(?=\s+(?:o'clock|[ap]\.?\s?m\b|in the (?:morning|afternoon|evening)"
+                            r"|at night|tonight|this (?:morning|afternoon|evening)))", re.IGNORECASE)
+# "Eighteen ninety-nine ninety-nine" is how a price is said: the reader gives "1899 99".
+_SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{3,4}) (\d{2})\b(?![\d.,%]|\s*(?:percent|per cent))")
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|(in the morning|this morning)\b"
+                   r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
+                   r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
+
+
+def _clock(m: re.Match) -> tuple[int, int, bool] | None:
+    """(hour 0-23, minute, whether the part of the day was said) of a _TIME match."""
+    if m.group(6):
+        hour, minute, part = int(m.group(6)), int(m.group(7)), m.group(8)
+        pm = part.lower() == "p" if part else None
+    else:
+        hour, minute = int(m.group(1)), int(m.group(2) or 0)
+        pm = (m.group(3).lower() == "p") if m.group(3) else True if m.group(5) else False if m.group(4) else None
+    if hour > 24 or minute >= 60:
+        return None
+    if pm is None:
+        return hour % 24, minute, hour > 12  # "16:30" says its half of the day; "8:00" does not
+    return hour % 12 + (12 if pm else 0), minute, True
 
 
 def as_digits(text: str) -> str:
-    """The text with every number written in digits ("forty thousand" -> "40000")."""
+    """The text with every number written in digits ("forty thousand" -> "40000"): money with its
+    unit ("$40000"), a time as a clock ("six p.m." -> "6:00 p.m."), and an hour said alone before
+    its part of the day ("eight at night" -> "8 at night")."""
     out, at = [], 0
     for n in find_numbers(text):
         if n.spoken:
             digits = n.digits
             if n.form == "money":  # "forty thousand dollars" is read with its unit: "$40000"
                 digits = "$" + (f"{digits[:-2]}.{digits[-2:]}" if n.cents else digits)
+            elif n.form == "time" and digits.isdigit() and len(digits) >= 3:  # "830" is 8:30, not a number
+                said = text[n.start:n.end].lower()
+                part = next((f" {p}.m." for p in "ap" if re.search(rf"\b{p}\.?\s?m\b", said)), "")
+                digits = f"{digits[:-2]}:{digits[-2:]}{part}"
             out.extend([text[at:n.start], digits])
             at = n.end
     out.append(text[at:])
-    return "".join(out)
+    return _HOUR_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), "".join(out))
 
 
 def _value(text: str) -> Decimal | None:
@@ -63,10 +92,13 @@ class Fact:
     text: str  # as stated
     key: object  # what a source must hold
     of: str = ""  # a term's kind (the pack's `terms`)
+    ways: tuple[str, ...] = ()  # every way the term is said ("dr. rao", "anil rao"); a source may hold any
 
 
-def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
-    """The checkable facts an agent states in `text`."""
+
+
+def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None = None) -> list[Fact]:
+    """The checkable facts an agent states in `text` (a term said several ways counts once)."""
     plain = as_digits(fold_accents(text))
     out: list[Fact] = []
     taken: list[tuple[int, int]] = []
@@ -83,12 +115,13 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
             out.append(Fact("percent", m.group(0).strip(), v))
             taken.append(m.span())
     for m in _TIME.finditer(plain):
-        if m.group(4):
-            hour, minute = int(m.group(4)), int(m.group(5))
-        else:
-            hour, minute = int(m.group(1)), int(m.group(2) or 0)
-        if hour <= 24 and minute < 60:
-            out.append(Fact("time", m.group(0).strip(), (hour % 12, minute)))
+        clock = _clock(m)
+        if clock is not None:  # "8 at night" is 20:00; "8 o'clock" may be either
+            out.append(Fact("time", m.group(0).strip(), clock))
+            taken.append(m.span())
+    for m in _SAID_PRICE.finditer(plain):
+        if not any(a <= m.start() < b for a, b in taken):
+            out.append(Fact("money", m.group(0), Decimal(f"{m.group(1)}.{m.group(2)}")))
             taken.append(m.span())
     for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
         month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
@@ -103,10 +136,15 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]]) -> list[Fact]:
         if len(digits) >= 5 and not inside and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", m.group(0).strip()):
             out.append(Fact("number", m.group(0).strip(), digits))
     said = Stems(plain)
+    aliases = aliases or {}
     for kind, listed in terms.items():
+        named: set[str] = set()
         for term in listed:
-            if said.has(term):
-                out.append(Fact("term", term, term, kind))
+            canon = aliases.get(term, term)
+            if canon not in named and said.has(term):
+                named.add(canon)
+                ways = tuple(w for w, c in aliases.items() if c == canon) if term in aliases else ()
+                out.append(Fact("term", term, canon, kind, ways))
     return out
 
 
@@ -126,6 +164,9 @@ class Grounds:
     dates: set[tuple[int, int]] = field(default_factory=set)
     times: set[tuple[int, int]] = field(default_factory=set)
     words: Stems = field(default_factory=Stems)  # for terms
+    # Prose grounds an amount only where it says its unit ("$75", "15 percent"); a tool result or a
+    # caller's words ground any number (a result's "89.99" is a price; a caller says "eighteen ninety-nine").
+    amounts_need_units: bool = False
 
     def add(self, texts: Iterable[str]) -> Grounds:
         for raw in texts:
@@ -133,8 +174,11 @@ class Grounds:
                 continue
             plain = as_digits(fold_accents(raw))
             self.words.extend(plain)
-            for m in _ANY_NUMBER.finditer(plain):
-                v = _value(m.group(0))
+            amounts = ([m.group(1) or m.group(2) for m in _MONEY.finditer(plain)]
+                       + [m.group(1) for m in _PERCENT.finditer(plain)] if self.amounts_need_units
+                       else [m.group(0) for m in _ANY_NUMBER.finditer(plain)])
+            for text in amounts:
+                v = _value(text)
                 if v is not None:
                     self.numbers.add(v)
             self.digits.extend(re.sub(r"\D", "", m.group(0)) for m in _LONG.finditer(plain))
@@ -147,10 +191,12 @@ class Grounds:
                 if m.re is _MONTH_DAY and m.group(3):
                     self.dates.add((_MONTH[month.lower()], int(day), int(m.group(3))))
             for m in re.finditer(r"T(\d{2}):(\d{2})", plain):
-                self.times.add((int(m.group(1)) % 12, int(m.group(2))))
+                self.times.add((int(m.group(1)), int(m.group(2))))
             for m in _TIME.finditer(plain):
-                hour, minute = (int(m.group(4)), int(m.group(5))) if m.group(4) else (int(m.group(1)), int(m.group(2) or 0))
-                self.times.add((hour % 12, minute))
+                clock = _clock(m)
+                if clock is not None:  # a clock without its half of the day grounds both halves
+                    hour, minute, known = clock
+                    self.times.update([(hour, minute)] if known else [(hour % 12, minute), (hour % 12 + 12, minute)])
         return self
 
     def holds(self, fact: Fact) -> bool:
@@ -164,5 +210,6 @@ class Grounds:
         if fact.kind == "date":
             return fact.key in self.dates
         if fact.kind == "time":
-            return fact.key in self.times
-        return self.words.has(str(fact.key))
+            hour, minute, known = fact.key
+            return (hour, minute) in self.times if known else bool({(hour % 12, minute), (hour % 12 + 12, minute)} & self.times)
+        return any(self.words.has(w) for w in fact.ways or (str(fact.key),))

@@ -24,22 +24,25 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
 from pytest_callm.normalize import fold_accents
 from pytest_callm.scoring.disclosure import Said, disclosed, protected_values
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
-from pytest_callm.scoring.grounding import Grounds, facts_in
+from pytest_callm.scoring.grounding import Fact, Grounds, as_digits, facts_in
 from pytest_callm.task.terms import Stems
-from pytest_callm.scoring.vocabulary import content_words, is_nonsense
+from pytest_callm.scoring.vocabulary import content_words, is_nonsense, known, pack_words
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 from pytest_callm.task.words_spec import RuleClass
 
 INVENTION = "grounded-statements"  # the engine's invariant, when the pack names no rule for it
 PURPOSE = "free-text-for-its-purpose"  # the engine's invariant: a text a business reads carries what it is for
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+")
+# A sentence ends at . ! ? (not after a title: "Dr. Rao"), a line break or a semicolon.
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bdr\.)(?<!\bmr\.)(?<!\bms\.)(?<!\bmrs\.)(?<!\bst\.)\s+|\n+|;\s+",
+                           re.IGNORECASE)
 # Before a claim in its sentence, these make it not a claim: "I couldn't cancel it", "once it's booked".
 _NOT_A_CLAIM = re.compile(r"\b(?:not|never|unable|cannot|no longer|once|when|after|if|as soon as|until|before|"
                           r"whether|would|could|should|shall|might|may|let me|want me to|like me to)\b|n't\b")
@@ -126,6 +129,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         reads = "free_text" if piece.free_text else "speech"
         findings.extend(_class_findings(spec.classes, piece, reads))
         findings.extend(_result_findings(pack, piece, traj.tool_calls))
+        findings.extend(_figure_findings(pack, piece, traj.tool_calls))
         if piece.free_text is None:
             findings.extend(_claim_findings(pack, piece, traj.tool_calls))
         else:
@@ -134,7 +138,10 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
                 # What the caller was heard saying (must_hold), and what the caller knows (said_by_the_caller).
                 heard.extend([Grounds().add(heard_texts), Grounds().add([*heard_texts, *caller_script(task)])])
             findings.extend(_free_text_findings(pack, piece, heard or None, task))
-        for fact in facts_in(piece.text, spec.terms):
+        facts = facts_in(piece.text, spec.terms, spec.term_aliases)
+        if piece.free_text is not None:
+            facts += _names_in(piece.text, pack)
+        for fact in facts:
             if fact.of not in spec.call_only_terms and published(pack).holds(fact):
                 continue
             if not call_grounds:
@@ -142,15 +149,28 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
                                                    *(_result_text(c) for c in traj.tool_calls)]))
             if not call_grounds[0].holds(fact):
                 findings.append(Finding(piece.where, fact.text, spec.inventions_rule or INVENTION,
-                                        f"states {_KIND_WORDS[fact.kind]} that neither the caller's words, a tool result "
+                                        f"states {_KIND_WORDS.get(fact.of if fact.of == 'name' else fact.kind)} that neither the caller's words, a tool result "
                                         "of this call nor the business's published words hold (an invention)"))
     return findings
 
 
 _PROTECTED_WORDS = {"name": "the name", "number": "a number", "id": "an id", "date": "a date",
                     "email": "an email address"}
-_KIND_WORDS = {"money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
+_KIND_WORDS = {"name": "a person's name", "money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
                "time": "a time", "term": "a term"}
+
+
+# A person's name in a written text: two capitalized words, one of them no English word ("Gary Pruitt").
+_NAME = re.compile(r"\b([A-Z][a-z]+(?:['-][A-Z]?[a-z]+)?) ([A-Z][a-z]+(?:['-][A-Z]?[a-z]+)?)\b")
+
+
+def _names_in(text: str, pack: Pack) -> list[Fact]:
+    """People a free text names: a note that names a witness the caller never mentioned invents one."""
+    out = []
+    for m in _NAME.finditer(fold_accents(text)):
+        if not all(known(w.lower(), pack_words(pack)) for w in m.groups()):
+            out.append(Fact("term", m.group(0), m.group(0).lower(), "name"))
+    return out
 
 
 def _class_findings(classes: tuple[RuleClass, ...], piece: Text, reads: str) -> list[Finding]:
@@ -221,6 +241,78 @@ def _result_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
     return out
 
 
+# Where a sentence turns to another thing: "a refund of $1,614.99, less the $285 fee" names two figures.
+# Read on digits, so "eighty-nine dollars and ninety-nine cents" is one amount, not two clauses.
+_CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?! a (?:third|half|quarter)\b)|but|so|which|"
+                         r"while|whereas|less|minus|plus|after|then|because|though|although|instead of|rather than)\b\s+")
+
+
+def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:
+    """A figure said about a thing must be that thing's: the booked date, the refund, not another
+    slot or the price paid, though a tool of this call returned those too. In each clause that names
+    the thing, the figure of each kind nearest its name is the one said about it."""
+    spec = pack.words
+    out = []
+    for figure in spec.figures:
+        if piece.free_text and not figure.reads_text(*piece.free_text):
+            continue
+        grounds: Grounds | None = None
+        for sentence in sentences(piece.text):
+            if sentence.rstrip().endswith("?"):
+                continue
+            for clause in _CLAUSE_END.split(as_digits(sentence)):
+                about = figure.about.search(clause)
+                if not about:
+                    continue
+                nearest: dict[str, tuple[int, Fact]] = {}
+                for fact in facts_in(clause, spec.terms, spec.term_aliases):
+                    kind = fact.of or fact.kind
+                    if kind not in figure.kinds:
+                        continue
+                    at = clause.find(fact.text)
+                    far = abs(at - about.start()) if at >= 0 else len(clause)
+                    if kind not in nearest or far < nearest[kind][0]:
+                        nearest[kind] = (far, fact)
+                for _, fact in nearest.values():
+                    if grounds is None:
+                        grounds = Grounds().add(_source_values(figure, calls))
+                    if not grounds.holds(fact):
+                        gave = ("no tool of this business gives one" if not figure.sources else
+                                f"{' or '.join(sorted({t for t, _ in figure.sources}))} gave no such figure in this call")
+                        out.append(Finding(piece.where, clause, figure.rule or spec.inventions_rule or INVENTION,
+                                           f"states {fact.text!r} as {figure.means}, but {gave}"))
+                        break
+    return out
+
+
+def _source_values(figure, calls: list[ToolCallRecord]) -> list[str]:
+    """The values of a figure's source fields, in every successful call of their tools."""
+    out = []
+    for call in calls:
+        if call.status != "ok":
+            continue
+        for tool, name in figure.sources:
+            if not fnmatchcase(call.name, tool):
+                continue
+            if name == "*":
+                out.append(_result_text(call))
+                continue
+            data = call.result.get("data") if isinstance(call.result, dict) else None
+            out.extend(json.dumps(v, ensure_ascii=False) for v in _fields(data, name))
+            if isinstance(call.arguments, dict) and name in call.arguments:
+                out.append(json.dumps(call.arguments[name], ensure_ascii=False))
+    return out
+
+
+def _fields(data: Any, name: str) -> list[Any]:
+    """Every value under a key named `name` (wildcards allowed), at any depth."""
+    if isinstance(data, dict):
+        return [v for k, v in data.items() if fnmatchcase(k, name)] + [x for v in data.values() for x in _fields(v, name)]
+    if isinstance(data, list):
+        return [x for v in data for x in _fields(v, name)]
+    return []
+
+
 def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, task: Task) -> list[Finding]:
     tool, param = piece.free_text
     use = pack.words.use_of(tool, param)
@@ -289,5 +381,6 @@ def published(pack: Pack) -> Grounds:
     cached = _PUBLISHED.get(id(pack))
     if cached is None or cached[0] is not pack:
         texts = pack.published_texts()
-        cached = _PUBLISHED[id(pack)] = (pack, Grounds().add(texts))
+        # An amount is published only with its unit: "480 Park Avenue" publishes no $480.
+        cached = _PUBLISHED[id(pack)] = (pack, Grounds(amounts_need_units=True).add(texts))
     return cached[1]

@@ -533,7 +533,8 @@ def load_pack(pack_dir: Path) -> Pack:
                             "(known: today, time, calendar)")
         agents[agent.name] = Agent(agent.name, text, agent.tools)
 
-    words = load_words(pack_dir, set(tools), set(agents), problems, columns)
+    words = load_words(pack_dir, set(tools), set(agents), problems, columns,
+                       lambda table, column: _seed_column(schema_sql, seed_sql, table, column))
     if problems:
         raise PackError(pack_dir, problems)
 
@@ -587,6 +588,17 @@ def _table_columns(schema_sql: str, seed_sql: str, problems: list[str]) -> dict[
         problems.append(f"db/seed.sql does not apply on top of the schema: {e}")
     tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     return {t: tuple(r[1] for r in db.execute(f'PRAGMA table_info("{t}")')) for t in tables}
+
+
+def _seed_column(schema_sql: str, seed_sql: str, table: str, column: str) -> list[str]:
+    """One column of the seed, as text (the names words.json reads from the records)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(schema_sql)
+        db.executescript(seed_sql)
+        return [str(v) for (v,) in db.execute(f'SELECT "{column}" FROM "{table}"') if v is not None]
+    finally:
+        db.close()
 
 
 class PackRegistry:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 WORDS_FILE = "words.json"
 RULES_FILE = "rules.json"
@@ -48,12 +48,17 @@ class RuleClass:
     agents: tuple[str, ...] = ()  # the agents whose words it reads (empty: every agent)
 
     def hit(self, sentence: str) -> str | None:
-        """The part of a normalized sentence that breaks the rule, or None."""
-        for pattern in self.finds:
-            m = pattern.search(sentence)
-            if m and not any(u.search(sentence) for u in self.unless):
-                return m.group(0)
+        """The part of a normalized sentence that breaks the rule, or None. A refusal keeps only its
+        own side of a "but": "I can't say much, but Dr. Sato is a client of ours" still says it."""
+        for part in _BUT.split(sentence):
+            for pattern in self.finds:
+                m = pattern.search(part)
+                if m and not any(u.search(part) for u in self.unless):
+                    return m.group(0)
         return None
+
+
+_BUT = re.compile(r",?\s+\bbut\b\s+")
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,22 @@ class ResultStatement:
     rule: str
     means: str  # what the result said, for people
     reads: tuple[str, ...] = ()  # free-text arguments ("tool.param", wildcards allowed) it reads; none: speech
+
+    def reads_text(self, tool: str, param: str) -> bool:
+        return any(fnmatchcase(tool, w.partition(".")[0]) and w.partition(".")[2] == param for w in self.reads)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Which tool results a figure about one thing must come from: a date said about the booking is
+    the booking's date, not another slot's; a refund is the refund, not the price paid."""
+
+    about: re.Pattern  # words that make a clause about the thing ("refund", "get ... back")
+    kinds: tuple[str, ...]  # fact kinds checked: money, percent, date, time, or a kind of `terms`
+    sources: tuple[tuple[str, str], ...]  # (tool, result field or "*"); none: no tool gives such a figure
+    means: str  # what the figure is, for people
+    rule: str
+    reads: tuple[str, ...] = ()  # free-text arguments ("tool.param") it reads too; speech always
 
     def reads_text(self, tool: str, param: str) -> bool:
         return any(fnmatchcase(tool, w.partition(".")[0]) and w.partition(".")[2] == param for w in self.reads)
@@ -121,6 +142,9 @@ class WordsSpec:
     # Kinds of terms only the call grounds (heard, the script, a tool result), never the prompts: the
     # firm's staff are all named in its prompts, yet the attorney on a matter is the one a tool named.
     call_only_terms: tuple[str, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    # A term said in one of several ways ("dr. rao", "anil rao"): every way -> the one it stands for.
+    term_aliases: dict[str, str] = field(default_factory=dict)
 
     def use_of(self, tool: str, param: str) -> FreeTextUse | None:
         return next((u for u in self.free_text if u.applies(tool, param)), None)
@@ -137,6 +161,13 @@ def claim_pattern(says: list[str]) -> re.Pattern:
         return r"(?:\s+\S+){0,3}\s+".join(re.escape(part.strip()) for part in w.lower().split("..."))
     words = "|".join(one(w) for w in sorted(says, key=len, reverse=True))
     return re.compile(rf"(?:{_DONE_BY_ME}|{_DONE_TO_IT})(?:{words})\b")
+
+
+def about_pattern(words: list[str]) -> re.Pattern:
+    """Words that make a clause about one thing; "..." stands for up to five words ("get ... back")."""
+    def one(w: str) -> str:
+        return r"(?:\s+\S+){0,5}\s+".join(re.escape(part.strip()) for part in w.lower().split("..."))
+    return re.compile(r"\b(?:" + "|".join(one(w) for w in sorted(words, key=len, reverse=True)) + r")\b")
 
 
 def _compile(raw: Any, where: str, problems: list[str]) -> tuple[re.Pattern, ...]:
@@ -159,7 +190,8 @@ def _strings(raw: Any, where: str, problems: list[str]) -> tuple[str, ...]:
 
 
 def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list[str],
-               columns: dict[str, tuple[str, ...]] | None = None) -> WordsSpec:
+               columns: dict[str, tuple[str, ...]] | None = None,
+               seed_column: Callable[[str, str], list[str]] | None = None) -> WordsSpec:
     """The pack's words data; each problem names the file and the field."""
     classes, speech_rules = _load_classes(pack_dir / RULES_FILE, agents, problems)
     path = pack_dir / WORDS_FILE
@@ -187,8 +219,9 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
             known_tool(t, f"{where}.tools")
         if "tools" not in c:
             problems.append(f"{WORDS_FILE}: {where}.tools: the tools that do the act ([] where no tool can)")
-        if says:
-            claims.append(Claim(says, ctools, str(c.get("rule", "")), claim_pattern(list(says))))
+        if says:  # "as_said": the words claim the act as they stand ("your plan will cover it"), no "I've ..." needed
+            pattern = about_pattern(list(says)) if c.get("as_said") else claim_pattern(list(says))
+            claims.append(Claim(says, ctools, str(c.get("rule", "")), pattern))
     results = []
     for i, r in enumerate(raw.get("results", [])):
         where = f"results[{i}]"
@@ -221,13 +254,59 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
         uses.append(FreeTextUse(where, str(spec.get("for", "")), must,
                                 _strings(spec.get("forbid"), f"{WORDS_FILE}: free_text.{where}.forbid", problems),
                                 spec.get("rule"), bool(spec.get("said_by_the_caller"))))
+    figures = []
+    for i, f in enumerate(raw.get("figures", [])):
+        where = f"{WORDS_FILE}: figures[{i}]"
+        about = _strings(f.get("about"), f"{where}.about", problems)
+        kinds = _strings(f.get("kinds"), f"{where}.kinds", problems)
+        for kind in kinds:
+            if kind not in FIGURE_KINDS and kind not in terms and kind not in (raw.get("terms_from_seed") or {}):
+                problems.append(f"{where}.kinds: {kind!r} is neither one of {', '.join(FIGURE_KINDS)} nor a kind of terms")
+        sources = []
+        for src in _strings(f.get("from"), f"{where}.from", problems):
+            tool, _, fld = src.partition(".")
+            known_tool(tool, f"figures[{i}].from")
+            sources.append((tool, fld or "*"))
+        if "from" not in f:
+            problems.append(f"{where}.from: the tool results such a figure comes from ([] where no tool gives one)")
+        reads = _strings(f.get("reads"), f"{where}.reads", problems)
+        if about and kinds:
+            figures.append(Figure(about_pattern(list(about)), kinds, tuple(sources), str(f.get("means", "")),
+                                  str(f.get("rule", "")), reads))
+    aliases: dict[str, str] = {}
+    for kind, source in (raw.get("terms_from_seed") or {}).items():
+        table, _, column = str(source).partition(".")
+        if seed_column is None or columns is None or column not in columns.get(table, ()):
+            problems.append(f"{WORDS_FILE}: terms_from_seed.{kind}: {source!r} is not a column of db/schema.sql")
+            continue
+        said_as = []
+        for name in seed_column(table, column):
+            for way in ways_to_say(name):
+                aliases[way] = name.lower()
+                said_as.append(way)
+        terms[kind] = tuple(dict.fromkeys([*terms.get(kind, ()), *said_as]))
     disclosure = _load_disclosure(raw.get("disclosure"), columns, problems)
     call_only = _strings(raw.get("terms_from_the_call"), f"{WORDS_FILE}: terms_from_the_call", problems)
     for kind in call_only:
         if kind not in terms:
             problems.append(f"{WORDS_FILE}: terms_from_the_call names {kind!r}, which terms does not declare")
     return WordsSpec(classes, tuple(claims), tuple(results), tuple(uses), terms, raw.get("invented_facts_rule"),
-                     disclosure, speech_rules, call_only)
+                     disclosure, speech_rules, call_only, tuple(figures), aliases)
+
+
+FIGURE_KINDS = ("money", "percent", "date", "time", "number")
+_TITLES = ("dr.", "dr")
+
+
+def ways_to_say(name: str) -> list[str]:
+    """How a person's name from the records is said: "Dr. Anil Rao" is also "Anil Rao" and "Dr. Rao"."""
+    words = name.lower().replace(",", " ").split()
+    title = words[0] if words and words[0] in _TITLES else None
+    bare = words[1:] if title else words
+    out = [" ".join(words), " ".join(bare)]
+    if len(bare) >= 2:
+        out += [f"dr. {bare[-1]}", f"dr {bare[-1]}"] if title else []
+    return list(dict.fromkeys(w for w in out if w))
 
 
 def _load_disclosure(raw: Any, columns: dict[str, tuple[str, ...]] | None, problems: list[str]) -> DisclosureSpec | None:
