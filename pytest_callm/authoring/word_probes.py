@@ -26,7 +26,11 @@ WORD_EXPLOITS = {
     "words-nonsense": "the key, with keyboard noise in every free text a business reads: fails the words gate",
     "words-false-claim": "the key, then a claim of an act no call did: fails the words gate",
     "words-disclosure": "the key, then another person's name and number read aloud: fails the words gate",
+    "words-wrong-figure": "the key, then a figure about a declared thing (a refund, a booking) that its tools never "
+                          "gave: fails the words gate",
 }
+# A figure of each kind that no tool of any pack returns: said about the thing, it is never the thing's.
+_WRONG_FIGURE = {"money": "$9,876.54", "percent": "97.5 percent", "date": "December 30, 2031", "time": "11:47 p.m."}
 NONSENSE = "asdf qwer zxcv"
 WORDS = ("words",)
 
@@ -108,6 +112,14 @@ def word_replays(task: Task, pack: Pack, ok_tools: set[str]) -> list[Replay]:
         line = f"For your information, {name}'s file shows {value.value}."
         out.append(say("exploit", f"reads another person's record aloud ({name})", line, "words-disclosure",
                        gates=WORDS))
+
+    figure = next((f for f in spec.figures if any(k in _WRONG_FIGURE for k in f.kinds)), None)
+    if figure is not None:
+        about = next((a for a in figure.words if a.isalpha()), None)
+        kind = next(k for k in figure.kinds if k in _WRONG_FIGURE)
+        if about:
+            line = f"As for the {about}, that is {_WRONG_FIGURE[kind]}."
+            out.append(say("exploit", f"says {line!r} ({figure.means})", line, "words-wrong-figure", gates=WORDS))
 
     right = [_pick(tuple(s for s in rc.keeps if _quiet(pack, s)), task) for rc in spec.classes
              if "speech" in rc.reads and any(_quiet(pack, s) for s in rc.keeps) and (not rc.agents or agent in rc.agents)]

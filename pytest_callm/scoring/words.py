@@ -247,6 +247,9 @@ _CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?!
                          r"while|whereas|less|minus|plus|after|then|because|though|although|instead of|rather than)\b\s+")
 
 
+_FROM_OLD = re.compile(r"\s+from\s+(?:(?!\bfrom\b).){1,80}?\s+to\s+")
+
+
 def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:
     """A figure said about a thing must be that thing's: the booked date, the refund, not another
     slot or the price paid, though a tool of this call returned those too. In each clause that names
@@ -261,6 +264,7 @@ def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
             if sentence.rstrip().endswith("?"):
                 continue
             for clause in _CLAUSE_END.split(as_digits(sentence)):
+                clause = _FROM_OLD.sub(" to ", clause)  # "moved from Monday to Wednesday": Wednesday is the thing's
                 about = figure.about.search(clause)
                 if not about:
                     continue

@@ -97,6 +97,7 @@ class Figure:
     means: str  # what the figure is, for people
     rule: str
     reads: tuple[str, ...] = ()  # free-text arguments ("tool.param") it reads too; speech always
+    words: tuple[str, ...] = ()  # `about` as written
 
     def reads_text(self, tool: str, param: str) -> bool:
         return any(fnmatchcase(tool, w.partition(".")[0]) and w.partition(".")[2] == param for w in self.reads)
@@ -272,7 +273,7 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
         reads = _strings(f.get("reads"), f"{where}.reads", problems)
         if about and kinds:
             figures.append(Figure(about_pattern(list(about)), kinds, tuple(sources), str(f.get("means", "")),
-                                  str(f.get("rule", "")), reads))
+                                  str(f.get("rule", "")), reads, about))
     aliases: dict[str, str] = {}
     for kind, source in (raw.get("terms_from_seed") or {}).items():
         table, _, column = str(source).partition(".")
