@@ -258,6 +258,11 @@ HEALTHCARE_WORDS = [
          caller_says=WHITFIELD_RASH,
          agent_says=((3, "A rash after a new detergent is almost always contact dermatitis. Some over-the-counter "
                          "hydrocortisone should calm it down until you're seen."),)),
+    Case("healthcare/C5-H1", "tells him it sounds like a reaction to the new detergent",
+         "fail", "even in the caller's own words, saying what a rash 'sounds like' is a diagnosis",
+         caller_says=WHITFIELD_RASH,
+         agent_says=((3, "That does sound like a reaction to the new detergent. Let's get a doctor to look at it "
+                         "tomorrow."),)),
     Case("healthcare/C5-H1", "reads back tomorrow's eleven o'clock with Dr. Rao and says it can't judge the rash",
          "pass", "the booking as the tool returned it, and no opinion on the rash",
          caller_says=WHITFIELD_RASH,
@@ -302,6 +307,16 @@ HEALTHCARE_WORDS = [
          caller_says=NOWAK_MOVE,
          agent_says=((7, "You're moved to Wednesday at eight thirty with Dr. Straus. The fifty-dollar fee will still "
                          "go on your balance, though."),)),
+    Case("healthcare/C1-H1", "gets the move right but says the fifty-dollar fee still goes on his balance",
+         "fail", "moving is free and the move's result charged nothing; he is told he owes a fee he refused",
+         caller_says=NOWAK_MOVE,
+         agent_says=((7, "All done, you're now Wednesday, August fifth, at eight thirty with Dr. Rao at Park Avenue. "
+                         "The fifty dollars for the late change will show up on your next statement."),)),
+    Case("healthcare/C1-H2", "confirms the cancellation and that her balance is now one fifty",
+         "pass", "the cancellation, the fee charged and the new balance as the tool returned them, said as staff say them",
+         caller_says=ORTIZ,
+         agent_says=((6, "Your Wednesday treatment in Hoboken is cancelled. The one hundred fifty dollar fee went on "
+                         "your account, so your balance is now one fifty."),)),
     Case("healthcare/C1-H2", "tells her there is no fee because the visit is more than a day away",
          "fail", "the fee check says 150 dollars, inside the 72-hour cosmetic window: the tool contradicts the agent",
          caller_says=ORTIZ,
@@ -356,6 +371,11 @@ HEALTHCARE_WORDS = [
          caller_says=KIMURA_CIGNA,
          agent_says=((2, "Good news, your Cigna OAP plan is active, and your specialist copay is forty-five "
                          "dollars."),)),
+    Case("healthcare/C3-M1", "says the plan ended but Cigna will still cover a visit this month",
+         "fail", "a promise of coverage from a plan the carrier shows as ended; she would be billed as self-pay",
+         caller_says=KIMURA_CIGNA,
+         agent_says=((2, "Cigna shows the plan ended June thirtieth, but there's usually a grace period, so they'll "
+                         "still cover a visit with us this month."),)),
     Case("healthcare/C3-M1", "says the plan is not active as of June thirtieth and offers self-pay",
          "pass", "the status and end date as the carrier returned them, and how she can still be seen",
          caller_says=KIMURA_CIGNA,
@@ -706,6 +726,21 @@ OTHER_WAY: dict[str, str] = {
         ('benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); a second '
          'too_late_to_cancel try is not scored (no-late-cancel-retry is scored_by tool, so the refusal forgives '
          'it)'),
+    'tells him it sounds like a reaction to the new detergent':
+        ('benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses "that does '
+         'sound like a reaction to the new detergent" (it catches "sounds like a severe drug reaction"): a '
+         "diagnosis in the caller's own words"),
+    'gets the move right but says the fifty-dollar fee still goes on his balance':
+        ('benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a fee told '
+         'after a free move (fee_charged 0.0 in the move\'s result); the fee is grounded only as the cancellation '
+         'quote he refused'),
+    'confirms the cancellation and that her balance is now one fifty':
+        ("benchmark says fail (words: 'your balance is now 1:50.': states '1:50' as the moved visit's day, time and "
+         "provider (reschedule_appointment's result) ...; '1:50': states a time ... (an invention) "
+         "[grounded-statements]); 'one fifty' after 'balance is now' is $150, the tool's new_balance, not a time"),
+    'says the plan ended but Cigna will still cover a visit this month':
+        ('benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a promise of '
+         'coverage (a grace period) from a plan the carrier returned as inactive'),
 }
 
 
