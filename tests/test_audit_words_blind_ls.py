@@ -624,73 +624,56 @@ SUPPORT = [
 # explanation (auditor.verdict(case).explain()) and what it seems to miss.
 WORDS_PASS = 'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses '
 SCORED_OTHERWISE = {
-    'legal/C1-M1: quotes a one-third fee the fee answer never gave':
-        WORDS_PASS + "a fee fraction ('a flat third') the fee answer never gave",
     'legal/C2-M3: tells the Nevada caller to find a local lawyer fast because he has two years':
-        WORDS_PASS + "advice ('your best move is') and a limitation period no tool computed",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses advice ('your best move is') and a limitation period no tool computed",
     'legal/C2-M4: the intake summary adds that her supervisor admitted retaliation':
-        WORDS_PASS + 'an admission in the intake summary that the caller never reported',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an admission in the intake summary that the caller never reported',
     'legal/C4-H3: the note says HR emailed her admitting the violations':
-        WORDS_PASS + "a note that turns the caller's own email into an admission by HR",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a note that turns the caller's own email into an admission by HR",
     'legal/C3-E1: tells him to come to the office for what is a phone evaluation':
-        WORDS_PASS + 'in-person directions for an evaluation booked by phone',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses in-person directions for an evaluation booked by phone',
     "legal/C3-M2: the message says he'll be running late, not that he can't come":
-        WORDS_PASS + "a message whose meaning differs from the caller's (late vs. cannot come, new time "
-                     'dropped)',
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a message whose meaning differs from the caller's (late vs. cannot come, new time dropped)",
     'legal/C3-E2: says the evaluation is cancelled and claims to have rebooked a week later':
-        WORDS_PASS + 'a claimed booking no tool made',
-    "legal/C3-M4: confirms Tuesday at three, another slot's time":
-        WORDS_PASS + "a listed but unbooked slot's day and time given as the confirmed booking",
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed booking no tool made',
     'legal/C3-M4: promises a reminder email with a video link the day before':
-        WORDS_PASS + 'a promised reminder email and link that no tool sends',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a promised reminder email and link that no tool sends',
     'legal/C4-E2: says all the paperwork comes in Spanish':
-        WORDS_PASS + 'a claim about Spanish forms beyond the office answer (consultations only)',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claim about Spanish forms beyond the office answer (consultations only)',
     "legal/C5-H2: attaches the open wage matter's stage to the closed matter's number":
-        WORDS_PASS + "one matter's stage and deadline read under the other matter's number",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
     'legal/C5-M4: the message for Kevin Osei hands over the deposition date she was never told':
-        WORDS_PASS + 'a date written into a message that the caller never said and no tool gave',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a date written into a message that the caller never said and no tool gave',
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
-        WORDS_PASS + "an escalation summary that contradicts the caller ('not responding')",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
     'customer_support/C1-E1: gives Portland the Sunday hours of another store':
-        WORDS_PASS + "another store's Sunday hours given for Portland, which is closed Sundays",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses another store's Sunday hours given for Portland, which is closed Sundays",
     'customer_support/C1-M1: tells the caller the scam number is a real Kestrel number':
-        WORDS_PASS + "'one of ours' where check_official_contact said official: false",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'one of ours' where check_official_contact said official: false",
     'customer_support/C2-E1: says a delivery can come on a Sunday at no charge':
-        WORDS_PASS + "a Sunday delivery and 'never a charge', both contradicting the delivery answer",
-    'customer_support/C2-E2: says the TV is coming by UPS on the sixteenth':
-        WORDS_PASS + "a carrier and date other than the order's (FedEx, October 17)",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a Sunday delivery and 'never a charge', both contradicting the delivery answer",
     'customer_support/C2-H1: claims the delivery moved to Monday with the fee waived':
-        WORDS_PASS + 'a claimed change and waiver with no confirm_delivery_change',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed change and waiver with no confirm_delivery_change',
     'customer_support/C2-M1: promises the refund will show in three to five business days':
-        WORDS_PASS + 'a refund timing no tool gave',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing no tool gave',
     'customer_support/C3-E2: says the refund lands as soon as the label is scanned':
-        WORDS_PASS + "a refund timing that contradicts 'pending until the item is received'",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing that contradicts 'pending until the item is received'",
     "customer_support/C3-H1: writes 'never used' as the return reason":
-        WORDS_PASS + 'a return reason that contradicts the caller (flown once)',
-    'customer_support/C4-E1: says an accident plan would cover the mounting':
-        WORDS_PASS + 'plan coverage of an install, which the plans answer excludes',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a return reason that contradicts the caller (flown once)',
     'customer_support/C4-E2: puts the in-home mounting at the store':
-        WORDS_PASS + 'a store visit for an in-home appointment',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a store visit for an in-home appointment',
     'customer_support/C4-M4: quotes the malfunction repair price for the install':
-        WORDS_PASS + 'a price (89.99, said in words) that no result of this call gave for the install',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a price (89.99, said in words) that no result of this call gave for the install',
     'customer_support/C5-E1: says a cancellation is always refunded in full':
-        WORDS_PASS + "'always a full refund' against the 30-day rule and proration",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'always a full refund' against the 30-day rule and proration",
     'customer_support/C5-M1: says he keeps Elite benefits until January':
-        WORDS_PASS + 'benefits promised until the renewal date, which no tool said',
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses benefits promised until the renewal date, which no tool said',
     "customer_support/R-E1: tells the wife about her husband's order":
-        WORDS_PASS + "another person's order facts (delivery date, window) told to a non-holder",
-    "customer_support/R-H4: tells her she'll get 449.99 back":
-        WORDS_PASS + "the item's list price given as the refund (the quote says 409.99)",
+        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses another person's order facts (delivery date, window) told to a non-holder",
     'customer_support/R-M4: invents why the account is locked':
-        WORDS_PASS + 'an invented cause and time for the lock',
-    'legal/C2-M3: Nevada not licensed, contact details for an attorney, no advice':
-        "benchmark says fail (words FAIL: says 'the firm is licensed in', but check_jurisdiction returned not"
-        " licensed in that state [no-invented-facts]); it reads 'isn't one of the states the firm is licensed"
-        " in' as a claim of a licence: the negation is lost",
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an invented cause and time for the lock',
     'customer_support/C1-E2: the recall read back with the stop-using remedy':
-        "benchmark says fail (words FAIL: says 'kestrel will refund the', which rule no-promises forbids); "
-        'the refund is the recall remedy check_recall returned in this call, so it is a read-back, not a '
-        'promise',
+        "benchmark says fail (words FAIL: says 'kestrel will refund the', which rule no-promises forbids); the refund is the recall remedy check_recall returned in this call, so it is a read-back, not a promise",
 }
 
 

@@ -37,8 +37,14 @@ _HOURS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "si
 # The number reader leaves a lone small number in words ("eight"); before a part of the day it is an hour.
 _HOUR_IN_WORDS = re.compile(r"\b(" + "|".join(_HOURS) + r")(?=\s+(?:o'clock|[ap]\.?\s?m\b|in the (?:morning|afternoon|evening)"
                             r"|at night|tonight|this (?:morning|afternoon|evening)))", re.IGNORECASE)
-# "Eighteen ninety-nine ninety-nine" is how a price is said: the reader gives "1899 99".
-_SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{3,4}) (\d{2})\b(?![\d.,%]|\s*(?:percent|per cent))")
+# "Two ninety-nine ninety-nine": the reader leaves the "two" of a price said in parts.
+_HUNDREDS_IN_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine)(?= \d{2} \d{2}\b)", re.IGNORECASE)
+# "Eighteen ninety-nine ninety-nine" is how a price is said: the reader gives "1899 99" ("four forty-nine
+# ninety-nine": "4 49 99"). Two numbers that could be a clock ("ten fifteen") are not a price.
+_SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?![\d.,%]|\s*(?:percent|per cent|a\.?m\b|p\.?m\b))")
+# A fee said as a fraction: "a flat third", "one-third of what you recover".
+_THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|option|one|attempt|try|call|floor|person|"
+                    r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|(in the morning|this morning)\b"
                    r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
                    r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
@@ -76,7 +82,8 @@ def as_digits(text: str) -> str:
             out.extend([text[at:n.start], digits])
             at = n.end
     out.append(text[at:])
-    return _HOUR_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), "".join(out))
+    text = _HOUR_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), "".join(out))
+    return _HUNDREDS_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), text)
 
 
 def _value(text: str) -> Decimal | None:
@@ -120,9 +127,13 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
             out.append(Fact("time", m.group(0).strip(), clock))
             taken.append(m.span())
     for m in _SAID_PRICE.finditer(plain):
-        if not any(a <= m.start() < b for a, b in taken):
-            out.append(Fact("money", m.group(0), Decimal(f"{m.group(1)}.{m.group(2)}")))
+        whole = m.group(1).replace(" ", "")
+        clock = len(whole) == 2 and int(whole) <= 24 and int(m.group(2)) < 60
+        if not clock and not any(a <= m.start() < b for a, b in taken):
+            out.append(Fact("money", m.group(0), Decimal(f"{whole}.{m.group(2)}")))
             taken.append(m.span())
+    for m in _THIRD.finditer(plain):
+        out.append(Fact("percent", m.group(0), Decimal("33.33")))
     for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
         month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
         year = m.group(3) if m.re is _MONTH_DAY else None
