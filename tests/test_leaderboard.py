@@ -151,6 +151,15 @@ def md_tables(board: Path) -> tuple[list[list[str]], list[list[str]]]:
     return table("| Rank"), table("| Model | Why")
 
 
+def category_names() -> dict[str, str]:
+    """The example tasks' category codes and names, as their task files write them."""
+    out = {}
+    for task in EXAMPLE_TASKS.glob("*/task.json"):
+        meta = json.loads(task.read_text())["metadata"]
+        out[meta["category_slug"]] = meta["category"]
+    return out
+
+
 def fig(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"
 
@@ -230,7 +239,9 @@ def test_a_model_page_shows_the_settings_results_and_the_runs_report(runs, board
     categories = report(runs["good"])["summary"]["categories"]
     for key, group in categories.items():
         category = key.split("/")[1]
-        assert f"<td>vet_clinic</td><td>{category}</td><td class=\"num\">{group['tasks']}</td>" in page
+        name = category_names()[category]  # the code with its name, from the task files (the pack lists no suite)
+        assert (f"<td>vet_clinic</td><td>{category} <span class=\"muted\">{name}</span></td>"
+                f"<td class=\"num\">{group['tasks']}</td>") in page
     link = re.search(r'id="run-report" href="([^"]+)"', page).group(1)
     assert link == "../runs/good/report.html"
     assert (board / "runs" / "good" / "report.html").read_bytes() == (runs["good"] / "report.html").read_bytes()
