@@ -44,7 +44,7 @@ def tasks_to_separate(upper: Any, lower: Any, tasks: int) -> int | None:
     if gap <= 0:
         return None
     spread = (upper.high - upper.low) / 2 + (lower.high - lower.low) / 2
-    return max(tasks + 1, ceil(tasks * (spread / gap) ** 2))
+    return max(tasks + 1, ceil(round(tasks * (spread / gap) ** 2, 6)))  # rounded: no task for a float's last bit
 
 
 def pair(upper: Any, lower: Any, passk: str) -> Pair | None:
