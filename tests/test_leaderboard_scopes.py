@@ -116,6 +116,7 @@ def test_the_command_ranks_by_a_scope_and_names_its_categories(runs, board, tmp_
     assert callm(["leaderboard", *(str(p) for p in runs.values()), "--out", str(tmp_path / "c"),
                   "--scope", "healthcare/c2"]) == 0
     assert f"in healthcare, C2 {packs['healthcare']['C2']}" in capsys.readouterr().out
+    assert '<option value="healthcare/C2" selected>' in (tmp_path / "c" / "choose.html").read_text()
     assert callm(["leaderboard", *(str(p) for p in runs.values()), "--out", str(tmp_path / "d"),
                   "--scope", "dentistry"]) == 2
     err = capsys.readouterr().err

@@ -817,11 +817,13 @@ def labels(row: Row) -> dict[str, str]:
             "pass1": pct(row.overall.pass_at_1.estimate), "cost_label": cost(row, "hour")}
 
 
-def scope_labels(rows: list[Row], known: scopes.Known) -> list[dict[str, Any]]:
-    """Every scope the choice page offers, with each ranked model's place and figures in it (ranked here,
-    by the one rule: the page's script only reads them)."""
+def scope_labels(rows: list[Row], known: scopes.Known, given: scopes.Scope | None = None) -> list[dict[str, Any]]:
+    """Every scope the choice page offers (those of the leaderboard's pages, and `given`, the one --scope
+    named), with each ranked model's place and figures in it (ranked here, by the one rule: the page's
+    script only reads them)."""
     out = []
-    for scope in known.every_scope():
+    offered = known.scopes()
+    for scope in offered + ([given] if given is not None and given not in offered else []):
         placed = place([r for r in rows if r.apart is None], lambda r: r.measure(scope))
         out.append({"key": scope.key, "label": known.label(scope), "order": [p.row.name for p in placed],
                     "models": {p.row.name: {"rank": p.rank_label,
@@ -833,17 +835,16 @@ def scope_labels(rows: list[Row], known: scopes.Known) -> list[dict[str, Any]]:
 
 
 def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = None,
-          budget: choice.Budget | None = None, scope: scopes.Scope | None = None) -> Path:
+          budget: choice.Budget | None = None, scope: scopes.Scope | None = None,
+          known: scopes.Known | None = None) -> Path:
     """Write index.html and a page per scope (rank-<scope>.html), failures.html, choose.html (its form set to
     `budget` and `scope`), leaderboard.md (ranked by `scope`), the model pages and the copies of the runs'
-    report pages into `out`; returns the index's path."""
-    from pytest_callm.report.sources import Packs, pack_folders
-
+    report pages into `out`; returns the index's path. `known`: what the runs played (scopes.known)."""
     out = Path(out)
     scope = scope or scopes.Scope()
     copy_reports(rows, out)
     env = environment()
-    known = scopes.known([r.run for r in rows])
+    known = known or scopes.known([r.run for r in rows])
     secrets = sorted({v for r in rows for v in secret_variables(r.run.manifest)})
     for row in rows:
         page = env.get_template("leaderboard_model.html.j2").render(**model_context(row, rows, title, out, known))
@@ -852,14 +853,13 @@ def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = N
         page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or [],
                                                                               each, known))
         write_page(out / each.file_name, strike_secrets(page, secrets))
-    packs = Packs([d for r in rows for d in pack_folders(r.run.path, scopes.task_paths(r.run))])
     view = failures.context([p for p in ranking(rows, scopes.Scope()) if p.row.apart is None], known,
-                            passk_name(rows), packs, lambda code: scopes.Scope(category=code))
+                            passk_name(rows), known.packs, lambda code: scopes.Scope(category=code))
     page = env.get_template("leaderboard_failures.html.j2").render(title=title, pct=pct, ci=ci, **view)
     write_page(out / failures.PAGE, strike_secrets(page, secrets))
     page = env.get_template("leaderboard_choose.html.j2").render(
         **choice.context(rows, title, passk_name(rows), budget or choice.Budget(), labels,
-                         scope_labels(rows, known), scope.key))
+                         scope_labels(rows, known, scope), scope.key))
     write_page(out / choice.PAGE, strike_secrets(page, secrets))
     write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title, scope, known), secrets))
     return out / "index.html"
@@ -914,7 +914,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"callm leaderboard: --scope: {e}", file=sys.stderr)
         return EXIT_REFUSED
     budget = choice.Budget(args.ttft_budget, args.ttft_statistic, args.cost_budget)
-    index = write(rows, args.out, args.title, warnings, budget, scope)
+    index = write(rows, args.out, args.title, warnings, budget, scope, known)
     ranked = sum(1 for r in rows if r.rank is not None)
     print(f"callm leaderboard: {len(rows)} models ({ranked} ranked): page {index}, table {args.out / 'leaderboard.md'}, "
           f"choice {args.out / choice.PAGE}, failures {args.out / failures.PAGE}")

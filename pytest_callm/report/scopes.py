@@ -15,7 +15,7 @@ appointments in healthcare), so a category scope across industries names them al
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ class Known:
     categories: tuple[str, ...]
     difficulties: tuple[str, ...]
     names: dict[str, dict[str, str]]
-    played: dict[str, tuple[str, ...]]  # industry -> the category codes played in it
+    packs: Any = field(default=None, compare=False, repr=False)  # sources.Packs the names came from (or None)
 
     def category_name(self, code: str, industry: str | None = None) -> str | None:
         """The name of a category in one industry; across industries, the one name they share, or None."""
@@ -99,48 +99,48 @@ class Known:
         return ", ".join(parts)
 
     def scopes(self) -> list[Scope]:
-        """The scopes a leaderboard offers: all industries, each industry, each category, each difficulty
-        (each category of one industry is there too, given to --scope or picked on the choice page)."""
+        """The scopes the leaderboard's pages and the choice page offer: all industries, each industry, each
+        category, each difficulty (--scope takes any other, such as one industry's category)."""
         return [Scope(), *(Scope(industry=i) for i in self.industries), *(Scope(category=c) for c in self.categories),
                 *(Scope(difficulty=d) for d in self.difficulties)]
-
-    def every_scope(self) -> list[Scope]:
-        """The scopes above, then each category of each industry."""
-        return [*self.scopes(), *(Scope(industry=i, category=c) for i in self.industries for c in self.categories
-                                  if c in self.played.get(i, ()))]
 
 
 def _category_order(code: str) -> tuple:
     return (code == "R", code)  # C1..C5 in order, the rules category (R) last
 
 
-def known(runs: list[Any]) -> Known:
-    """What these runs (saved/reader.SavedRun) played, and the names of its categories from the packs."""
+def known(runs: list[Any], packs: Any = None) -> Known:
+    """What these runs (saved/reader.SavedRun) played, and the names of its categories from their packs
+    (`packs`: sources.Packs; found by packs_of when not given)."""
+    packs = packs if packs is not None else packs_of(runs)
     industries, categories, difficulties = set(), set(), set()
-    played: dict[str, set[str]] = {}
     for run in runs:
         for a in run.report.get("attempts") or []:
             industries.add(a.get("industry"))
             categories.add(a.get("category"))
             difficulties.add(a.get("difficulty"))
-            played.setdefault(a.get("industry"), set()).add(a.get("category"))
     industries.discard(None), categories.discard(None), difficulties.discard(None)
     order = sorted(difficulties, key=lambda d: (DIFFICULTIES.index(d) if d in DIFFICULTIES else len(DIFFICULTIES), d))
     return Known(tuple(sorted(industries)), tuple(sorted(categories, key=_category_order)), tuple(order),
-                 category_names(runs, sorted(industries)),
-                 {i: tuple(sorted(c, key=_category_order)) for i, c in played.items() if i is not None})
+                 category_names(runs, sorted(industries), packs), packs)
 
 
-def category_names(runs: list[Any], industries: list[str]) -> dict[str, dict[str, str]]:
-    """industry -> category code -> name: from each industry's pack (pack.json `suite.categories`), or, for
-    a pack that lists no suite, from the task files beside the run's (their `metadata.category`)."""
+def packs_of(runs: list[Any]) -> Any:
+    """The packs of these runs (sources.Packs), found as their reports find them: the `industries/` folders
+    above their task files and run directories, then the installed suite's."""
     from pytest_callm.report.sources import Packs, pack_folders
 
     paths = [p for run in runs for p in task_paths(run)]
     dirs: list[Path] = []
     for run in runs:
         dirs += [d for d in pack_folders(run.path, paths) if d not in dirs]
-    packs = Packs(dirs)
+    return Packs(dirs)
+
+
+def category_names(runs: list[Any], industries: list[str], packs: Any) -> dict[str, dict[str, str]]:
+    """industry -> category code -> name: from each industry's pack (pack.json `suite.categories`), or, for
+    a pack that lists no suite, from the task files beside the run's (their `metadata.category`)."""
+    paths = [p for run in runs for p in task_paths(run)]
     out: dict[str, dict[str, str]] = {}
     for industry in industries:
         pack = packs.get(industry)
