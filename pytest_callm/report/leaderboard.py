@@ -1,13 +1,17 @@
-"""The leaderboard of many runs: `callm leaderboard RUN_DIR... [--out DIR] [--force] [--title T]`.
+"""The leaderboard of many runs: `callm leaderboard RUN_DIR... [--out DIR] [--force] [--title T] [--scope S]`.
 
 One row per model (one run directory each, read by saved/reader.py), written as
 
-    DIR/index.html            the ranking, the rows listed apart, its legend and four plots (inline SVG:
-                              no script, nothing fetched, so the page opens from file:// offline)
+    DIR/index.html            the ranking, the rows listed apart, the evidence between neighbours
+                              (evidence.py), its legend and four plots (inline SVG: no script, nothing
+                              fetched, so the page opens from file:// offline)
+    DIR/rank-<scope>.html     the same ranking by one industry, category or difficulty (scopes.py)
+    DIR/failures.html         where models fail: pass^k per category, failed attempts by gate, desk, tool
+                              and house rule, each cell listing its attempts (failures.py)
     DIR/leaderboard.md        the same as Markdown tables, for a README or a PR comment
     DIR/models/<name>.html    a page per model: settings as run, results per industry and category,
                               latency and cost, and a link to its run's report
-    DIR/choose.html           the models within a latency and a cost budget (choose.py)
+    DIR/choose.html           the models within a scope, a latency and a cost budget (choose.py)
     DIR/runs/<name>/          a copy of the run's report.html and task pages: every link stays inside
                               DIR, so the board opens wherever it is copied
 
@@ -24,7 +28,8 @@ model config has none, "usage not reported" when the server reported no usage fo
 scored before scoring/cost.py withheld such costs shows its cost over the reported requests as a lower
 bound, with ">="), "no model requests" for a run that made none (the oracle).
 
-Ranking and ties. Models are sorted by the cross-industry pass^k (then pass@1, then name; a model with
+Ranking and ties (`place`: one rule for every scope; described here across industries). Models are
+sorted by the cross-industry pass^k (then pass@1, then name; a model with
 no pass^k, because some task has fewer than k scored attempts, is listed last and not ranked). Going
 down the list, a model shares the rank of the group just above it when its 95% pass^k interval
 overlaps the interval of that group's first model (closed intervals: the lower model's upper bound is at
@@ -67,12 +72,18 @@ OVERALL = "all industries"
 TTFT_LINE_MS = 1000.0  # above it a model is not conversational (the paper's definition)
 EXIT_REFUSED = 2
 DEFAULT_OUT = Path("leaderboard")
-TIE_RULE = ("Ties: models are sorted by cross-industry pass^{k}; a model whose 95% pass^{k} interval overlaps "
+TIE_RULE = ("Ties: models are sorted by {over} pass^{k}; a model whose 95% pass^{k} interval overlaps "
             "that of the first model of the rank just above it (or whose estimate equals it) shares that rank, "
             "shown as \"=N\"; otherwise its rank is its position in the list. Models without a pass^{k} (some "
             "task has fewer than {k} scored attempts) are listed last, unranked.")
 TTFT_RULE = ("TTFT: the median time to first token over every request of the run. Over 1,000 ms (marked) a "
              "model is not conversational by the paper's definition.")
+
+
+def tie_rule(k: Any, scope: scopes.Scope | None = None, known: scopes.Known | None = None) -> str:
+    """The tie rule in words, for the ranking across industries or by one scope."""
+    over = "cross-industry" if scope is None or scope.is_all or known is None else f"the {known.label(scope)}"
+    return TIE_RULE.format(k=k, over=over)
 
 
 class LeaderboardError(Exception):
@@ -530,7 +541,7 @@ def markdown(rows: list[Row], title: str, scope: scopes.Scope | None = None,
         lines += ["", "## How much evidence separates neighbours", "", *(f"- {_md(e.sentence)}" for e in pairs)]
     k = rows[0].k if rows else "k"
     lines += ["", f"{passk} and pass@1 across industries (or over a scope's industries): the unweighted mean of the "
-                  "industries; 95% CI: percentile bootstrap over tasks.", TIE_RULE.format(k=k), TTFT_RULE,
+                  "industries; 95% CI: percentile bootstrap over tasks.", tie_rule(k, scope, known), TTFT_RULE,
               "Cost: list prices over the run's tokens; per hour over hours estimated from the words spoken."]
     if any(known.names.values()):
         lines += ["", "Categories: " + "; ".join(
@@ -753,7 +764,7 @@ def index_context(rows: list[Row], title: str, out: Path, warnings: list[str],
         "category_names": [(c, known.category_names(c)) for c in known.categories],
         "ranked": ranked, "apart": [p for p in placed if p.row.apart is not None], "ranked_rule": RANKED_RULE,
         "evidence": evidence.pairs(placed, passk),
-        "k": rows[0].k if rows else "k", "tie_rule": TIE_RULE.format(k=rows[0].k if rows else "k"),
+        "k": rows[0].k if rows else "k", "tie_rule": tie_rule(rows[0].k if rows else "k", scope, known),
         "ttft_rule": TTFT_RULE, "ttft_line": TTFT_LINE_MS, "links_rule": LINKS_RULE,
         "plots": plots, "left_out": left_out,
         "pct": pct, "ci": ci, "ms": ms, "cost": cost, "slow": slow, "attempts": attempts_label,

@@ -225,10 +225,6 @@ class Measure:
     pass_at_1: Any  # leaderboard.Figure
     pass_k: Any
 
-    @property
-    def attempts_per_task(self) -> float:
-        return self.attempts / self.tasks if self.tasks else 0.0
-
 
 def measure(attempts: list[dict[str, Any]], k: int, scope: Scope, figure) -> Measure | None:
     """pass@1 and pass^k with their 95% intervals over the attempts the scope holds (None: it holds none of
