@@ -168,6 +168,7 @@ def test_ranking_by_healthcare_in_chromium_reorders_and_the_address_keeps_it(boa
         browser.evaluate("const s = document.getElementById('scope'); s.value = 'all';"
                          "s.dispatchEvent(new Event('change', {bubbles: true}))")
         assert browser.evaluate(chosen) == ["generalist =1", "clinic =1"]
+        assert "scope=all" in browser.evaluate("location.search")  # the address follows the form
     finally:
         browser.close()
 

@@ -14,7 +14,7 @@ page, from the copies of the runs' report pages in `runs/` beside the page (lead
 The page is a small form and one inline script, nothing loaded from elsewhere. The form is a GET form:
 submitting it opens `choose.html?scope=healthcare&stat=p90&ttft=800&cost=2&task=...&attempt=1&a=...&b=...`, and the
 script reads those values on load, so a choice is a link that can be shared; typing in the form filters
-at once. `choose` below is the rule the script applies (the browser test checks that they agree), and
+at once and puts the form's values in the address (history.replaceState). `choose` below is the rule the script applies (the browser test checks that they agree), and
 what `callm leaderboard --ttft-budget/--cost-budget` prints.
 """
 
