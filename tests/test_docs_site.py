@@ -155,3 +155,56 @@ def test_a_page_opens_in_headless_chromium_with_its_navigation_and_search_box(si
     for target in ("run.html", "write-tasks.html", "rl.html", "cli.html", "architecture.html"):
         assert f'href="{target}' in nav[0], target
     assert "md-sidebar--primary" in dom
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    """The built site over HTTP on loopback: the search reads its index with fetch, which file:// refuses."""
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+SEARCHES = {  # what a reader types -> the page that must come first (and its section, among the first two hits)
+    "pass^k": "scoring.html#pass1-and-passk",
+    "pass@1": "scoring.html#pass1-and-passk",
+    "resume": "compare-and-publish.html#resume",
+    "choose": "leaderboard.html",
+    "choose a model": "leaderboard.html",
+}
+
+
+def test_the_search_box_finds_the_headline_figures_and_the_jobs_at_the_top(served, tmp_path):
+    """Typed into the search box of a page in headless Chromium (the theme's own search, over its index):
+    "pass^k", whose caret the search engine would read as an operator, finds the section that defines it
+    first, as do "pass@1", "resume", "choose" and "choose a model"."""
+    from urllib.parse import quote
+
+    from devtools import DevTools
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("Chromium is not installed (Debian's chromium package)")
+    browser = DevTools(chromium, tmp_path / "profile")
+    meta = "document.querySelector('.md-search-result__meta')"
+    try:
+        for query, wanted in SEARCHES.items():
+            browser.open(f"{served}/index.html?q={quote(query)}", width=1280)
+            browser.wait_for(f"{meta} && /matching document/.test({meta}.textContent)", f"results for {query}")
+            assert browser.evaluate("document.querySelector('.md-search__input').value") == query
+            hits = browser.evaluate("[...document.querySelectorAll('.md-search-result__item > a')]"
+                                    ".map(a => a.getAttribute('href').replace(/^.*\\//, '').replace(/\\?h=[^#]*/, ''))")
+            assert hits and hits[0] == wanted.split("#")[0], (query, browser.evaluate(f"{meta}.textContent"), hits[:6])
+            assert wanted in hits[:2], (query, hits[:6])
+    finally:
+        browser.close()

@@ -27,6 +27,7 @@ from urllib.parse import urlencode
 import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+from devtools import DevTools
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server_session  # noqa: F401  (fixture)
 from pytest_callm.cli import main as callm
 from pytest_callm.report import compare
@@ -151,6 +152,15 @@ def md_tables(board: Path) -> tuple[list[list[str]], list[list[str]]]:
     return table("| Rank"), table("| Model | Why")
 
 
+def category_names() -> dict[str, str]:
+    """The example tasks' category codes and names, as their task files write them."""
+    out = {}
+    for task in EXAMPLE_TASKS.glob("*/task.json"):
+        meta = json.loads(task.read_text())["metadata"]
+        out[meta["category_slug"]] = meta["category"]
+    return out
+
+
 def fig(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"
 
@@ -213,7 +223,7 @@ def test_the_table_shows_the_reports_figures(runs, board):
     assert apart[0][8:12] == ["n/a", "no model requests", "no model requests", "0"]
     # weak's server reported no usage: its cost is unknown, never $0.
     assert ranked[1][9:12] == ["usage not reported", "usage not reported", "1"]
-    assert TIE_RULE.format(k=3) in (board / "leaderboard.md").read_text()
+    assert TIE_RULE.format(k=3, over="cross-industry") in (board / "leaderboard.md").read_text()
 
 
 def test_the_table_is_the_same_text_each_time(runs, board, tmp_path):
@@ -230,7 +240,9 @@ def test_a_model_page_shows_the_settings_results_and_the_runs_report(runs, board
     categories = report(runs["good"])["summary"]["categories"]
     for key, group in categories.items():
         category = key.split("/")[1]
-        assert f"<td>vet_clinic</td><td>{category}</td><td class=\"num\">{group['tasks']}</td>" in page
+        name = category_names()[category]  # the code with its name, from the task files (the pack lists no suite)
+        assert (f"<td>vet_clinic</td><td>{category} <span class=\"muted\">{name}</span></td>"
+                f"<td class=\"num\">{group['tasks']}</td>") in page
     link = re.search(r'id="run-report" href="([^"]+)"', page).group(1)
     assert link == "../runs/good/report.html"
     assert (board / "runs" / "good" / "report.html").read_bytes() == (runs["good"] / "report.html").read_bytes()
@@ -637,69 +649,6 @@ def test_a_run_saved_before_the_caller_was_recorded_is_read_from_its_configs(run
     assert by_name["good"].caller_label == "caller-bot (as configured; not recorded)" and by_name["good"].apart is None
 
 
-class DevTools:
-    """Headless Chromium driven over its DevTools pipe (`--remote-debugging-pipe`: JSON messages ended by
-    a NUL byte, commands on the browser's fd 3, replies on its fd 4), so a test can type into a page."""
-
-    def __init__(self, chromium: str, profile: Path):
-        commands_r, self._commands = os.pipe()
-        self._replies, replies_w = os.pipe()
-
-        def pipes():  # in the browser's process, before it starts: its fds 3 and 4
-            os.dup2(commands_r, 3)
-            os.dup2(replies_w, 4)
-
-        self.proc = subprocess.Popen([chromium, *bench.FLAGS, f"--user-data-dir={profile}",
-                                      "--remote-debugging-pipe", "about:blank"], preexec_fn=pipes, pass_fds=(3, 4),
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(commands_r)
-        os.close(replies_w)
-        self._buffer, self._id, self.session = b"", 0, None
-
-    def send(self, method: str, **params):
-        self._id += 1
-        message = {"id": self._id, "method": method, "params": params}
-        if self.session and not method.startswith("Target."):
-            message["sessionId"] = self.session
-        os.write(self._commands, json.dumps(message).encode() + b"\0")
-        while True:  # replies and events, in order, until this command's reply
-            while b"\0" not in self._buffer:
-                chunk = os.read(self._replies, 65536)
-                assert chunk, "Chromium closed its DevTools pipe"
-                self._buffer += chunk
-            raw, self._buffer = self._buffer.split(b"\0", 1)
-            reply = json.loads(raw)
-            if reply.get("id") == self._id:
-                assert "error" not in reply, reply
-                return reply["result"]
-
-    def open(self, url: str) -> None:
-        target = self.send("Target.createTarget", url=url)["targetId"]
-        self.session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        # The page's own load, however long; a new target is about:blank (complete) until the URL commits.
-        while self.evaluate("location.href + ' ' + document.readyState") != f"{url} complete":
-            pass
-
-    def evaluate(self, expression: str):
-        return self.send("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
-
-    def type_into(self, field: str, text: str) -> None:
-        """Focus the field, select what it holds, and type `text` over it, as a keyboard does."""
-        self.evaluate(f"document.getElementById({field!r}).focus(); document.getElementById({field!r}).select()")
-        self.send("Input.insertText", text=text)
-
-    def clear(self, field: str) -> None:
-        self.evaluate(f"const f = document.getElementById({field!r}); f.value = '';"
-                      "f.dispatchEvent(new Event('input', {bubbles: true}))")
-
-    def close(self) -> None:
-        try:
-            self.send("Browser.close")
-        except AssertionError:
-            pass
-        self.proc.wait(timeout=60)
-
-
 def test_typing_budgets_into_the_choice_page_filters_at_once(rows, board, chromium, tmp_path):
     """The same rule as `choose`, applied as the reader types (no submit), in headless Chromium."""
     by_name, all_rows = rows
@@ -720,5 +669,81 @@ def test_typing_budgets_into_the_choice_page_filters_at_once(rows, board, chromi
         browser.type_into("ttft", repr(good.ttft_ms))  # good's p90 is over its median
         assert browser.evaluate(chosen) == names(choose(all_rows, Budget(good.ttft_ms, "p90", good.cost_per_hour))[0])
         assert browser.evaluate(chosen) == []
+    finally:
+        browser.close()
+
+
+# Where models fail, and the layout --------------------------------------------------------------
+
+
+def test_a_cell_of_the_failure_view_opens_its_attempts_in_chromium(runs, board, chromium, tmp_path):
+    """failures.html: a cell (good's failures at a tool) lists the attempts behind it; each opens on its task's
+    page in the copy of good's report, at that attempt."""
+    page = (board / "failures.html").read_text()
+    for heading in ("per category", "by gate", "by desk (agent)", "by tool", "by house rule"):
+        assert heading in page.lower(), heading
+    browser = DevTools(chromium, tmp_path / "profile")
+    cell = "#failures-tool td[data-model='good'] a"
+    try:
+        browser.open((board / "failures.html").as_uri(), width=1280)
+        tool = browser.evaluate(f"document.querySelector(\"{cell}\").closest('tr').dataset.value")
+        count = int(browser.evaluate(f"document.querySelector(\"{cell}\").textContent"))
+        browser.click(cell)
+        target = browser.evaluate("location.hash.slice(1)")
+        listed = browser.evaluate(f"[...document.getElementById({target!r}).querySelectorAll('a.attempt')]"
+                                  ".map(a => a.getAttribute('href'))")
+        assert browser.evaluate(f"document.getElementById({target!r}).matches(':target')")
+        assert len(listed) == count > 0
+        # Every attempt listed is one the run failed, and its verdict names the tool (as missing or mismatched).
+        for href in listed:
+            assert href.startswith("runs/good/report/vet_clinic/")
+            task, number = re.search(r"vet_clinic-(.+)-attempt-(\d+)$", href).groups()
+            saved = json.loads((runs["good"] / "trajectories" / "vet_clinic" / task / f"attempt-{number}.json").read_text())
+            assert saved["verdict"]["passed"] is False
+            assert any(c.get("expected") == tool and c.get("matched") is None
+                       for c in saved["verdict"]["tools"]["details"]["calls"]), (href, tool)
+        browser.click(f"#{target} a.attempt")
+        anchor = listed[0].split("#")[1]
+        assert browser.evaluate("location.pathname").endswith(listed[0].split("#")[0].split("runs/good", 1)[1])
+        assert browser.evaluate(f"document.getElementById({anchor!r}) !== null")
+        assert browser.evaluate(f"document.getElementById({anchor!r}).matches(':target')")
+    finally:
+        browser.close()
+
+
+def test_the_failure_view_counts_the_failed_attempts_by_gate(runs, board):
+    """The gate table holds, for each model, the attempts whose report marks that gate failed."""
+    page = (board / "failures.html").read_text()
+    attempts = report(runs["good"])["attempts"]
+    for gate in ("tools", "handoff", "database", "words"):
+        failed = sum(1 for a in attempts if a["passed"] is False and a["gates"].get(gate) is False)
+        row = re.search(rf'<tr data-value="{gate}">(.*?)</tr>', page, re.S)
+        if not failed:
+            assert row is None or 'data-model="good">0<' in row[1]
+            continue
+        assert re.search(rf'data-model="good"><a href="#[^"]+">{failed}</a>', row[1]), (gate, failed)
+
+
+@pytest.mark.parametrize("width", (1280, 1920))
+def test_the_board_fits_the_window_at_both_widths(board, chromium, tmp_path, width):
+    """The leaderboard, a scope's page, the choice page and the failure view at 1,280 and 1,920 px: nothing
+    wider than the window, no table wider than its box; the reasons a run is not ranked read as lines; the
+    frames side by side hold attempt pages that fit their width."""
+    browser = DevTools(chromium, tmp_path / "profile")
+    try:
+        for page in ("index.html", "rank-C2.html", "choose.html", "failures.html", "models/good.html"):
+            browser.open((board / page).as_uri(), width=width)
+            found = browser.overflow()
+            assert found["window"] == width and found["page"] <= 0 and found["boxes"] == [], (page, found)
+        browser.open((board / "index.html").as_uri(), width=width)
+        why = browser.evaluate("[...document.querySelectorAll('td.why')].map(td => td.getBoundingClientRect().width)")
+        assert len(why) == 3 and min(why) > 400, why
+        browser.open((board / "choose.html").as_uri() + "?task=vet_clinic%2FC1-H1&attempt=1&a=good&b=weak", width=width)
+        frames = browser.evaluate("['a', 'b'].map(s => [document.getElementById('frame-' + s).clientWidth,"
+                                  " document.getElementById('frame-' + s).getAttribute('src')])")
+        for frame_width, src in frames:
+            assert src and frame_width < width / 2
+            browser.open((board / src.split("#")[0]).as_uri(), width=frame_width)
+            assert browser.overflow()["page"] <= 0, (src, frame_width)
     finally:
         browser.close()

@@ -8,6 +8,7 @@ database row it changed, and a screenshot of each page is kept under pytest's te
 
 from __future__ import annotations
 
+from html import escape
 import json
 import os
 import re
@@ -89,6 +90,12 @@ def test_the_page_of_an_oracle_run_shows_every_task_passing(oracle_run):
     assert "<b>0</b> failing attempts" in page
     assert "100.0%" in page and "[100.0, 100.0]" in page  # pass@1, pass^k and their intervals
     assert 'class="badge fail"' not in page
+    # A category code is shown with its name, from the task files (this pack lists no suite).
+    names = {json.loads((EXAMPLE_TASKS / t / "task.json").read_text())["metadata"]["category_slug"]:
+             json.loads((EXAMPLE_TASKS / t / "task.json").read_text())["metadata"]["category"] for t in tasks}
+    for code, name in names.items():
+        assert f"<td>category {code} {escape(name)}</td>" in page, code
+        assert f"<td>{code} <span class=\"muted\">{escape(name)}</span></td>" in page, code
     # The main page: a line per passing attempt, linking to the attempt on its task's page.
     assert "<details class=\"attempt" not in page and "<svg" not in page
     links = attempt_links(page)

@@ -204,7 +204,8 @@ class Builder:
                  for (industry, task_id), attempts in self.grouped().items()]
         tasks.sort(key=lambda t: (t["failures"] == 0 and t["unscored"] == 0,
                                   t["pass_at_1"] if t["pass_at_1"] is not None else -1, t["industry"], t["task_id"]))
-        return {**self.header(), "overview": self.overview(self.report.get("summary") or {}), "tasks": tasks,
+        names = {(t["industry"], t["category"]): t["category_name"] for t in tasks if t["category_name"]}
+        return {**self.header(), "overview": self.overview(self.report.get("summary") or {}, names), "tasks": tasks,
                 "stylesheet": None,
                 "passing": [(t, v) for t in tasks for v in t["lines"]],
                 "failing_attempts": sum(t["failures"] for t in tasks),
@@ -264,7 +265,9 @@ class Builder:
                  "per_hour": gap(usd(g.get("cost_per_hour")), g)} for g in groups]
 
     @staticmethod
-    def overview(summary: dict[str, Any]) -> dict[str, Any]:
+    def overview(summary: dict[str, Any], names: dict[tuple[str, str], str] | None = None) -> dict[str, Any]:
+        """The figures per industry, category (named: `names`, (industry, code) -> the tasks' category name),
+        difficulty and across industries."""
         intervals = summary.get("intervals") or {}
         rows = []
 
@@ -280,7 +283,9 @@ class Builder:
             for what, level in (("categories", "category"), ("difficulties", "difficulty")):
                 for key, cg in (summary.get(what) or {}).items():
                     if key.split("/", 1)[0] == name:
-                        row(cg, level)
+                        code = key.split("/", 1)[-1]
+                        named = (names or {}).get((name, code)) if level == "category" else None
+                        row(cg, level, label=f"{cg.get('label') or code} {named}" if named else None)
         if summary.get("overall") and len(summary.get("industries") or {}) > 1:
             row(summary["overall"], "overall", intervals.get("overall"))
         return {"rows": rows, "k": summary.get("k"), "partial": summary.get("partial"),

@@ -1,8 +1,9 @@
 """Choosing a model within budgets: `DIR/choose.html`, written beside the leaderboard's index.
 
-The leaderboard's purpose is a choice. Given a latency budget (the median or the 90th percentile of the
+The leaderboard's purpose is a choice. Given a scope (all industries, one industry, one category, one
+difficulty or one industry's category: scopes.py, ranked as the leaderboard ranks it), a latency budget (the median or the 90th percentile of the
 time to first token over every request of the run) and a cost budget (per estimated hour of calls),
-the page lists the ranked models that meet both, in ranking order with pass^k and its 95% interval,
+the page lists the ranked models that meet both, in the scope's ranking order with its pass^k and 95% interval,
 and the others with what they miss. A model whose figure is unknown (no timed request, no prices, no
 usage reported, a cost that is only a lower bound) does not meet a budget set on that figure; an
 empty budget is no limit. Only ranked rows are offered: the rows listed apart are not comparable.
@@ -11,9 +12,9 @@ The same task's attempt from two models opens side by side, each in a frame hold
 page, from the copies of the runs' report pages in `runs/` beside the page (leaderboard.copy_reports).
 
 The page is a small form and one inline script, nothing loaded from elsewhere. The form is a GET form:
-submitting it opens `choose.html?stat=p90&ttft=800&cost=2&task=...&attempt=1&a=...&b=...`, and the
+submitting it opens `choose.html?scope=healthcare&stat=p90&ttft=800&cost=2&task=...&attempt=1&a=...&b=...`, and the
 script reads those values on load, so a choice is a link that can be shared; typing in the form filters
-at once. `choose` below is the rule the script applies (the browser test checks that they agree), and
+at once and puts the form's values in the address (history.replaceState). `choose` below is the rule the script applies (the browser test checks that they agree), and
 what `callm leaderboard --ttft-budget/--cost-budget` prints.
 """
 
@@ -68,10 +69,11 @@ def misses(row: Row, budget: Budget) -> list[str]:
     return out
 
 
-def choose(rows: list[Row], budget: Budget) -> tuple[list[Row], list[tuple[Row, list[str]]]]:
-    """The ranked rows that meet the budget, in ranking order, and the ranked rows that do not, with why."""
+def choose(rows: list[Row], budget: Budget, order: list[Row] | None = None) -> tuple[list[Row], list[tuple[Row, list[str]]]]:
+    """The ranked rows that meet the budget, in ranking order (`order`: the rows as a scope ranks them;
+    by default across industries), and the ranked rows that do not, with why."""
     chosen, missed = [], []
-    for row in rows:
+    for row in (rows if order is None else order):
         if row.apart is not None:
             continue
         why = misses(row, budget)
@@ -112,9 +114,12 @@ def page_data(rows: list[Row], labels: Callable[[Row], dict[str, str]]) -> list[
 
 
 def context(rows: list[Row], title: str, passk: str, budget: Budget,
-            labels: Callable[[Row], dict[str, str]]) -> dict[str, Any]:
+            labels: Callable[[Row], dict[str, str]], scopes: list[dict[str, Any]], scope: str) -> dict[str, Any]:
+    """`scopes`: every scope offered, each with its key, label, the ranked models in its order and their
+    place and figures there (leaderboard.scope_labels); `scope`: the one the form starts at."""
     models = page_data(rows, labels)
     return {"title": title, "passk": passk, "models": models, "budget": budget, "statistics": STATISTICS,
+            "scopes": scopes, "scope": scope,
             "apart": [r for r in rows if r.apart is not None],
             "tasks": sorted({key for m in models for key in m["pages"]}),
             "attempt_numbers": sorted({int(n) for m in models for p in m["pages"].values() for n in p["anchors"]})}

@@ -1,13 +1,17 @@
-"""The leaderboard of many runs: `callm leaderboard RUN_DIR... [--out DIR] [--force] [--title T]`.
+"""The leaderboard of many runs: `callm leaderboard RUN_DIR... [--out DIR] [--force] [--title T] [--scope S]`.
 
 One row per model (one run directory each, read by saved/reader.py), written as
 
-    DIR/index.html            the ranking, the rows listed apart, its legend and four plots (inline SVG:
-                              no script, nothing fetched, so the page opens from file:// offline)
+    DIR/index.html            the ranking, the rows listed apart, the evidence between neighbours
+                              (evidence.py), its legend and four plots (inline SVG: no script, nothing
+                              fetched, so the page opens from file:// offline)
+    DIR/rank-<scope>.html     the same ranking by one industry, category or difficulty (scopes.py)
+    DIR/failures.html         where models fail: pass^k per category, failed attempts by gate, desk, tool
+                              and house rule, each cell listing its attempts (failures.py)
     DIR/leaderboard.md        the same as Markdown tables, for a README or a PR comment
     DIR/models/<name>.html    a page per model: settings as run, results per industry and category,
                               latency and cost, and a link to its run's report
-    DIR/choose.html           the models within a latency and a cost budget (choose.py)
+    DIR/choose.html           the models within a scope, a latency and a cost budget (choose.py)
     DIR/runs/<name>/          a copy of the run's report.html and task pages: every link stays inside
                               DIR, so the board opens wherever it is copied
 
@@ -24,7 +28,8 @@ model config has none, "usage not reported" when the server reported no usage fo
 scored before scoring/cost.py withheld such costs shows its cost over the reported requests as a lower
 bound, with ">="), "no model requests" for a run that made none (the oracle).
 
-Ranking and ties. Models are sorted by the cross-industry pass^k (then pass@1, then name; a model with
+Ranking and ties (`place`: one rule for every scope; described here across industries). Models are
+sorted by the cross-industry pass^k (then pass@1, then name; a model with
 no pass^k, because some task has fewer than k scored attempts, is listed last and not ranked). Going
 down the list, a model shares the rank of the group just above it when its 95% pass^k interval
 overlaps the interval of that group's first model (closed intervals: the lower model's upper bound is at
@@ -48,13 +53,14 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
 from pytest_callm.report import choose as choice
+from pytest_callm.report import evidence, failures, scopes
 from pytest_callm.report.compare import conflicts, line_name
 from pytest_callm.report.links import REPORT_PAGE
 from pytest_callm.report.formatting import flat_settings
@@ -66,12 +72,18 @@ OVERALL = "all industries"
 TTFT_LINE_MS = 1000.0  # above it a model is not conversational (the paper's definition)
 EXIT_REFUSED = 2
 DEFAULT_OUT = Path("leaderboard")
-TIE_RULE = ("Ties: models are sorted by cross-industry pass^{k}; a model whose 95% pass^{k} interval overlaps "
+TIE_RULE = ("Ties: models are sorted by {over} pass^{k}; a model whose 95% pass^{k} interval overlaps "
             "that of the first model of the rank just above it (or whose estimate equals it) shares that rank, "
             "shown as \"=N\"; otherwise its rank is its position in the list. Models without a pass^{k} (some "
             "task has fewer than {k} scored attempts) are listed last, unranked.")
 TTFT_RULE = ("TTFT: the median time to first token over every request of the run. Over 1,000 ms (marked) a "
              "model is not conversational by the paper's definition.")
+
+
+def tie_rule(k: Any, scope: scopes.Scope | None = None, known: scopes.Known | None = None) -> str:
+    """The tie rule in words, for the ranking across industries or by one scope."""
+    over = "cross-industry" if scope is None or scope.is_all or known is None else f"the {known.label(scope)}"
+    return TIE_RULE.format(k=k, over=over)
 
 
 class LeaderboardError(Exception):
@@ -128,6 +140,7 @@ class Row:
     apart: str | None = None  # why the row is listed apart from the ranking, or None (ranked)
     report_copy: str | None = None  # the copy of the run's report.html in the board, relative to the index
     paper: dict[str, Any] | None = None  # the paper's three gates alone (no words read): pass_k, pass_at_1
+    _measures: dict[str, Any] = field(default_factory=dict, repr=False)  # scope key -> its figures (measure)
 
     @property
     def overall(self) -> Scope:
@@ -149,6 +162,17 @@ class Row:
         label = {"none": "none", "plugin": f"scripted: {c.get('name')}", "self": "the model itself",
                  "model": str(c.get("name"))}.get(c.get("kind"), "?")
         return label if c.get("recorded", True) else label + " (as configured; not recorded)"
+
+    def measure(self, scope: scopes.Scope) -> Scope | scopes.Measure | None:
+        """The row's figures over a scope (None: the scope holds none of its tasks); computed once."""
+        if scope.is_all:
+            return self.overall
+        if scope.industry and not scope.category and not scope.difficulty:
+            return self.scopes.get(scope.industry)  # the run's own figure for its industry
+        if scope.key not in self._measures:
+            self._measures[scope.key] = scopes.measure(self.run.report.get("attempts") or [], self.k, scope,
+                                                       _figure)
+        return self._measures[scope.key]
 
     @property
     def gap(self) -> float | None:
@@ -260,8 +284,13 @@ def make_row(run: SavedRun, page: str) -> Row:
 
 
 def _sort_key(row: Row) -> tuple:
-    pk, p1 = row.overall.pass_k.estimate, row.overall.pass_at_1.estimate
-    return (pk is None, -(pk or 0.0), p1 is None, -(p1 or 0.0), row.name)
+    return _figures_key(row.overall, row.name)
+
+
+def _figures_key(f: Any, name: str) -> tuple:
+    pk = f.pass_k.estimate if f is not None else None
+    p1 = f.pass_at_1.estimate if f is not None else None
+    return (pk is None, -(pk or 0.0), p1 is None, -(p1 or 0.0), name)
 
 
 def _tied(first: Figure, lower: Figure) -> bool:
@@ -271,20 +300,52 @@ def _tied(first: Figure, lower: Figure) -> bool:
     return first.has_interval and lower.has_interval and lower.high >= first.low
 
 
-def rank(rows: list[Row]) -> list[Row]:
-    """The rows in ranking order, with their ranks and ties set (the rule is in the module's docstring)."""
-    ordered = sorted(rows, key=_sort_key)
-    leader: Row | None = None
-    for position, row in enumerate(ordered, 1):
-        row.rank, row.shared = None, False
-        if row.overall.pass_k.estimate is None:
+@dataclass
+class Placed:
+    """A row's place in the ranking by one scope: its figures there, its rank and whether it is shared."""
+
+    row: Row
+    figures: Any  # Scope or scopes.Measure (pass_k, pass_at_1, tasks, attempts); None: the scope holds none of its tasks
+    rank: int | None = None
+    shared: bool = False
+
+    @property
+    def rank_label(self) -> str:
+        if self.rank is None:
+            return "–"
+        return f"={self.rank}" if self.shared else str(self.rank)
+
+
+def place(rows: list[Row], figures_of) -> list[Placed]:
+    """The rows in ranking order by `figures_of(row)`, with ranks and ties (the rule is in the module's
+    docstring): the one rule for every scope."""
+    ordered = sorted((Placed(r, figures_of(r)) for r in rows), key=lambda p: _figures_key(p.figures, p.row.name))
+    leader: Placed | None = None
+    for position, p in enumerate(ordered, 1):
+        if p.figures is None or p.figures.pass_k.estimate is None:
             continue
-        if leader is not None and _tied(leader.overall.pass_k, row.overall.pass_k):
-            row.rank = leader.rank
-            row.shared = leader.shared = True
+        if leader is not None and _tied(leader.figures.pass_k, p.figures.pass_k):
+            p.rank = leader.rank
+            p.shared = leader.shared = True
         else:
-            row.rank, leader = position, row
+            p.rank, leader = position, p
     return ordered
+
+
+def rank(rows: list[Row]) -> list[Row]:
+    """The rows in ranking order across industries, with their ranks and ties set on the rows."""
+    placed = place(rows, lambda r: r.overall)
+    for p in placed:
+        p.row.rank, p.row.shared = p.rank, p.shared
+    return [p.row for p in placed]
+
+
+def ranking(rows: list[Row], scope: scopes.Scope) -> list[Placed]:
+    """The ranked rows (those not listed apart) by one scope, then the rows listed apart, unranked."""
+    ranked = place([r for r in rows if r.apart is None], lambda r: r.measure(scope))
+    apart = sorted((Placed(r, r.measure(scope)) for r in rows if r.apart is not None),
+                   key=lambda p: _figures_key(p.figures, p.row.name))
+    return ranked + apart
 
 
 CALLER_APART = {
@@ -435,21 +496,29 @@ RANKED_RULE = ("Ranked: CALLM results (the simulated caller, on a model other th
                "task set, scored by one verifier with one k. Every other run is listed apart, unranked, with why.")
 
 
-def markdown(rows: list[Row], title: str) -> str:
-    """The ranking as a Markdown table, then the rows listed apart; the same rows always give the same text."""
+def markdown(rows: list[Row], title: str, scope: scopes.Scope | None = None,
+             known: scopes.Known | None = None) -> str:
+    """The ranking by `scope` (all industries by default) as a Markdown table, then the rows listed apart,
+    then the evidence between neighbours; the same rows always give the same text."""
+    scope = scope or scopes.Scope()
+    known = known or scopes.known([r.run for r in rows])
     passk = passk_name(rows)
     industries = sorted({i for r in rows for i in r.industries})
+    placed = ranking(rows, scope)
 
-    def cells(r: Row) -> list[str]:
-        o = r.overall
-        return [f"{pct(o.pass_k.estimate)} {ci(o.pass_k)}", f"{pct(o.pass_at_1.estimate)} {ci(o.pass_at_1)}",
-                *(pct(r.scopes[i].pass_k.estimate) if i in r.scopes else "not run" for i in industries),
-                str(o.tasks), attempts_label(r), _md(r.caller_label),
+    def cells(p: Placed) -> list[str]:
+        r, f = p.row, p.figures
+        head = ([f"{pct(f.pass_k.estimate)} {ci(f.pass_k)}", f"{pct(f.pass_at_1.estimate)} {ci(f.pass_at_1)}"]
+                if f is not None else ["not played", "not played"])
+        return [*head, *(pct(r.scopes[i].pass_k.estimate) if i in r.scopes else "not run" for i in industries),
+                str(f.tasks if f is not None else 0), attempts_label(r) if scope.is_all else str(f.attempts if f else 0),
+                _md(r.caller_label),
                 ms(r.ttft_ms) + (" (over 1 s)" if slow(r) else ""), cost(r, "call"), cost(r, "hour"), str(r.unscored),
                 f"{pct(r.paper.get('pass_k'))} / {pct(r.paper.get('pass_at_1'))}" if r.paper else "not read"]
 
-    tail = [f"{passk} (95% CI)", "pass@1 (95% CI)", *(f"{i} {passk}" for i in industries), "tasks",
-            "attempts scored", "caller", "TTFT (median)", "$/call", "$/hour", "not scored",
+    where = "" if scope.is_all else f" in {known.label(scope)}"
+    tail = [f"{passk}{where} (95% CI)", f"pass@1{where} (95% CI)", *(f"{i} {passk}" for i in industries),
+            "tasks", "attempts scored", "caller", "TTFT (median)", "$/call", "$/hour", "not scored",
             f"the paper's three gates: {passk} / pass@1"]
 
     def table(head: list[str], body: list[list[str]], left: int) -> list[str]:
@@ -457,20 +526,27 @@ def markdown(rows: list[Row], title: str) -> str:
                 "|" + "|".join(":---" if i < left else "---:" for i in range(len(head))) + "|",
                 *("| " + " | ".join(c) + " |" for c in body)]
 
-    ranked = [r for r in rows if r.apart is None]
-    apart = [r for r in rows if r.apart is not None]
-    lines = [f"# {_md(title)}", "", RANKED_RULE, ""]
+    ranked = [p for p in placed if p.row.apart is None]
+    apart = [p for p in placed if p.row.apart is not None]
+    lines = [f"# {_md(title)}", "", *([] if scope.is_all else [f"Ranked by {passk}{_md(where)}.", ""]), RANKED_RULE, ""]
     if ranked:
-        lines += table(["Rank", "Model", *tail], [[r.rank_label, _md(r.name), *cells(r)] for r in ranked], 2)
+        lines += table(["Rank", "Model", *tail], [[p.rank_label, _md(p.row.name), *cells(p)] for p in ranked], 2)
     else:
         lines.append("No run is ranked: none is a CALLM result.")
     if apart:
         lines += ["", "## Listed apart, not ranked", ""]
-        lines += table(["Model", "Why", *tail], [[_md(r.name), _md(r.apart), *cells(r)] for r in apart], 2)
+        lines += table(["Model", "Why", *tail], [[_md(p.row.name), _md(p.row.apart), *cells(p)] for p in apart], 2)
+    pairs = evidence.pairs(placed, passk)
+    if pairs:
+        lines += ["", "## How much evidence separates neighbours", "", *(f"- {_md(e.sentence)}" for e in pairs)]
     k = rows[0].k if rows else "k"
-    lines += ["", f"{passk} and pass@1 across industries: the unweighted mean of the industries; 95% CI: percentile "
-                  "bootstrap over tasks.", TIE_RULE.format(k=k), TTFT_RULE,
+    lines += ["", f"{passk} and pass@1 across industries (or over a scope's industries): the unweighted mean of the "
+                  "industries; 95% CI: percentile bootstrap over tasks.", tie_rule(k, scope, known), TTFT_RULE,
               "Cost: list prices over the run's tokens; per hour over hours estimated from the words spoken."]
+    if any(known.names.values()):
+        lines += ["", "Categories: " + "; ".join(
+            f"{code}: " + ", ".join(f"{i} {n}" for i, n in known.category_names(code))
+            for code in known.categories if known.category_names(code)) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -648,25 +724,49 @@ def copy_reports(rows: list[Row], out: Path) -> None:
         row.report_copy = f"{RUNS_DIR}/{target.name}/{REPORT_PAGE}"
 
 
-def index_context(rows: list[Row], title: str, out: Path, warnings: list[str]) -> dict[str, Any]:
+def scope_nav(known: scopes.Known, current: scopes.Scope) -> list[dict[str, Any]]:
+    """The "rank by" links of a leaderboard page: one group per kind of scope, the current one marked."""
+    groups = [("", [scopes.Scope()]), ("industry", [scopes.Scope(industry=i) for i in known.industries]),
+              ("category", [scopes.Scope(category=c) for c in known.categories]),
+              ("difficulty", [scopes.Scope(difficulty=d) for d in known.difficulties])]
+    return [{"kind": kind, "links": [{"key": s.key, "href": s.file_name, "current": s == current,
+                                      "text": scopes.ALL_LABEL if s.is_all else s.key,
+                                      "title": known.label(s)} for s in group]}
+            for kind, group in groups if group]
+
+
+def index_context(rows: list[Row], title: str, out: Path, warnings: list[str],
+                  scope: scopes.Scope | None = None, known: scopes.Known | None = None) -> dict[str, Any]:
+    """The leaderboard page ranking by `scope` (all industries by default: that page also draws the plots)."""
+    scope = scope or scopes.Scope()
+    known = known or scopes.known([r.run for r in rows])
     passk = passk_name(rows)
     industries = sorted({i for r in rows for i in r.industries})
-    plotted = [r for r in rows if r.apart is None]  # the ranked rows: the others are not comparable
-    cost_plot, cost_out = scatter("plot-cost", plotted, lambda r: r.cost_per_hour, "cost per hour (USD)",
-                                  lambda v: f"${v:,.2f}" if v >= 0.1 or v == 0 else f"${v:,.4f}",
-                                  f"{passk} against cost per hour", passk)
-    ttft_plot, ttft_out = scatter("plot-ttft", plotted, lambda r: r.ttft_ms, "median time to first token (ms)",
-                                  lambda v: f"{v:,.0f} ms", f"{passk} against median time to first token", passk,
-                                  line_at=TTFT_LINE_MS)
+    placed = ranking(rows, scope)
+    ranked = [p for p in placed if p.row.apart is None]
+    plotted = [p.row for p in ranked]  # the ranked rows: the others are not comparable
+    plots: dict[str, Any] = {"gap": None, "cost": None, "ttft": None, "industries": []}
+    left_out: dict[str, list[str]] = {"cost": [], "ttft": []}
+    if scope.is_all:
+        cost_plot, left_out["cost"] = scatter("plot-cost", plotted, lambda r: r.cost_per_hour, "cost per hour (USD)",
+                                              lambda v: f"${v:,.2f}" if v >= 0.1 or v == 0 else f"${v:,.4f}",
+                                              f"{passk} against cost per hour", passk)
+        ttft_plot, left_out["ttft"] = scatter("plot-ttft", plotted, lambda r: r.ttft_ms,
+                                              "median time to first token (ms)", lambda v: f"{v:,.0f} ms",
+                                              f"{passk} against median time to first token", passk,
+                                              line_at=TTFT_LINE_MS)
+        plots = {"gap": gap_plot(plotted, passk) if plotted else None, "cost": cost_plot, "ttft": ttft_plot,
+                 "industries": [(i, industry_plot(i, plotted, passk)) for i in industries
+                                if any(i in r.scopes for r in plotted)]}
     return {
         "title": title, "passk": passk, "industries": industries, "warnings": warnings,
-        "ranked": plotted, "apart": [r for r in rows if r.apart is not None], "ranked_rule": RANKED_RULE,
-        "k": rows[0].k if rows else "k", "tie_rule": TIE_RULE.format(k=rows[0].k if rows else "k"),
+        "scope": scope, "scope_label": known.label(scope), "nav": scope_nav(known, scope),
+        "category_names": [(c, known.category_names(c)) for c in known.categories],
+        "ranked": ranked, "apart": [p for p in placed if p.row.apart is not None], "ranked_rule": RANKED_RULE,
+        "evidence": evidence.pairs(placed, passk),
+        "k": rows[0].k if rows else "k", "tie_rule": tie_rule(rows[0].k if rows else "k", scope, known),
         "ttft_rule": TTFT_RULE, "ttft_line": TTFT_LINE_MS, "links_rule": LINKS_RULE,
-        "plots": {"gap": gap_plot(plotted, passk) if plotted else None, "cost": cost_plot, "ttft": ttft_plot,
-                  "industries": [(i, industry_plot(i, plotted, passk)) for i in industries
-                                 if any(i in r.scopes for r in plotted)]},
-        "left_out": {"cost": cost_out, "ttft": ttft_out},
+        "plots": plots, "left_out": left_out,
         "pct": pct, "ci": ci, "ms": ms, "cost": cost, "slow": slow, "attempts": attempts_label,
     }
 
@@ -677,7 +777,7 @@ def _settings(config: dict[str, Any] | None, skip: tuple[str, ...] = ()) -> list
     return flat_settings(redact({k: v for k, v in config.items() if k not in skip}))
 
 
-def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str, Any]:
+def model_context(row: Row, rows: list[Row], title: str, out: Path, known: scopes.Known | None = None) -> dict[str, Any]:
     run, summary = row.run, row.run.summary
     comparable, manifest = run.comparable, run.manifest
     config = comparable.get("model_config") or {}
@@ -686,7 +786,8 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
     categories = []
     for key, g in sorted((summary.get("categories") or {}).items()):
         industry, _, category = key.partition("/")
-        categories.append({"industry": industry, "category": category, **g})
+        categories.append({"industry": industry, "category": category,
+                           "name": known.category_name(category, industry) if known else None, **g})
     tasks = sorted((summary.get("tasks") or {}).values(), key=lambda t: (t.get("industry"), t.get("task_id")))
     sections = [
         ("model config", _settings(config, ("sampling", "quirks", "prices", "serve")),
@@ -717,6 +818,7 @@ def model_context(row: Row, rows: list[Row], title: str, out: Path) -> dict[str,
         "usage": sorted((usage.get("industries") or {}).items()) + ([(OVERALL, usage["total"])]
                                                                      if usage.get("total") else []),
         "pct": pct, "ci": ci, "ms": ms, "money": money, "cost": cost, "slow": slow, "ttft_line": TTFT_LINE_MS,
+        "category_name": (lambda code, industry: known.category_name(code, industry)) if known else (lambda c, i: None),
     }
 
 
@@ -726,25 +828,52 @@ def labels(row: Row) -> dict[str, str]:
             "pass1": pct(row.overall.pass_at_1.estimate), "cost_label": cost(row, "hour")}
 
 
+def scope_labels(rows: list[Row], known: scopes.Known, given: scopes.Scope | None = None) -> list[dict[str, Any]]:
+    """Every scope the choice page offers (those of the leaderboard's pages, and `given`, the one --scope
+    named), with each ranked model's place and figures in it (ranked here, by the one rule: the page's
+    script only reads them)."""
+    out = []
+    offered = known.scopes()
+    for scope in offered + ([given] if given is not None and given not in offered else []):
+        placed = place([r for r in rows if r.apart is None], lambda r: r.measure(scope))
+        out.append({"key": scope.key, "label": known.label(scope), "order": [p.row.name for p in placed],
+                    "models": {p.row.name: {"rank": p.rank_label,
+                                            "passk": pct(p.figures.pass_k.estimate) if p.figures else "not played",
+                                            "passk_ci": ci(p.figures.pass_k) if p.figures else "",
+                                            "pass1": pct(p.figures.pass_at_1.estimate) if p.figures else "n/a"}
+                               for p in placed}})
+    return out
+
+
 def write(rows: list[Row], out: Path, title: str, warnings: list[str] | None = None,
-          budget: choice.Budget | None = None) -> Path:
-    """Write index.html, choose.html (its form set to `budget`), leaderboard.md, the model pages and the
-    copies of the runs' report pages into `out`; returns the index's path."""
+          budget: choice.Budget | None = None, scope: scopes.Scope | None = None,
+          known: scopes.Known | None = None) -> Path:
+    """Write index.html and a page per scope (rank-<scope>.html), failures.html, choose.html (its form set to
+    `budget` and `scope`), leaderboard.md (ranked by `scope`), the model pages and the copies of the runs'
+    report pages into `out`; returns the index's path. `known`: what the runs played (scopes.known)."""
     out = Path(out)
+    scope = scope or scopes.Scope()
     copy_reports(rows, out)
     env = environment()
+    known = known or scopes.known([r.run for r in rows])
     secrets = sorted({v for r in rows for v in secret_variables(r.run.manifest)})
     for row in rows:
-        page = env.get_template("leaderboard_model.html.j2").render(**model_context(row, rows, title, out))
+        page = env.get_template("leaderboard_model.html.j2").render(**model_context(row, rows, title, out, known))
         write_page(out / row.page, strike_secrets(page, secrets))
-    index = out / "index.html"
-    page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or []))
-    write_page(index, strike_secrets(page, secrets))
+    for each in known.scopes():
+        page = env.get_template("leaderboard.html.j2").render(**index_context(rows, title, out, warnings or [],
+                                                                              each, known))
+        write_page(out / each.file_name, strike_secrets(page, secrets))
+    view = failures.context([p for p in ranking(rows, scopes.Scope()) if p.row.apart is None], known,
+                            passk_name(rows), known.packs, lambda code: scopes.Scope(category=code))
+    page = env.get_template("leaderboard_failures.html.j2").render(title=title, pct=pct, ci=ci, **view)
+    write_page(out / failures.PAGE, strike_secrets(page, secrets))
     page = env.get_template("leaderboard_choose.html.j2").render(
-        **choice.context(rows, title, passk_name(rows), budget or choice.Budget(), labels))
+        **choice.context(rows, title, passk_name(rows), budget or choice.Budget(), labels,
+                         scope_labels(rows, known, scope), scope.key))
     write_page(out / choice.PAGE, strike_secrets(page, secrets))
-    write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title), secrets))
-    return index
+    write_page(out / "leaderboard.md", strike_secrets(markdown(rows, title, scope, known), secrets))
+    return out / "index.html"
 
 
 # Command --------------------------------------------------------------------------------------
@@ -766,6 +895,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which time to first token --ttft-budget bounds (default: median)")
     parser.add_argument("--cost-budget", type=float, metavar="USD",
                         help="cost budget: print the ranked models that cost at most USD per hour of calls")
+    parser.add_argument("--scope", default=scopes.ALL, metavar="SCOPE",
+                        help="rank by one industry, category or difficulty, or one industry's category: "
+                             "healthcare, C1, hard, healthcare/C1 (default: all, the mean across industries); "
+                             "prints the ranking, and sets leaderboard.md and choose.html to it")
     return parser
 
 
@@ -785,16 +918,34 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_REFUSED
     for w in warnings:
         print(f"callm leaderboard: WARNING: {w}", file=sys.stderr)
+    known = scopes.known([r.run for r in rows])
+    try:
+        scope = scopes.parse(args.scope, known)
+    except scopes.ScopeError as e:
+        print(f"callm leaderboard: --scope: {e}", file=sys.stderr)
+        return EXIT_REFUSED
     budget = choice.Budget(args.ttft_budget, args.ttft_statistic, args.cost_budget)
-    index = write(rows, args.out, args.title, warnings, budget)
+    index = write(rows, args.out, args.title, warnings, budget, scope, known)
     ranked = sum(1 for r in rows if r.rank is not None)
     print(f"callm leaderboard: {len(rows)} models ({ranked} ranked): page {index}, table {args.out / 'leaderboard.md'}, "
-          f"choice {args.out / choice.PAGE}")
+          f"choice {args.out / choice.PAGE}, failures {args.out / failures.PAGE}")
+    passk = passk_name(rows)
+    placed = [p for p in ranking(rows, scope) if p.row.apart is None]
+    if not scope.is_all:
+        print(f"ranked by {passk} in {known.label(scope)} (page {args.out / scope.file_name}):")
+        for p in placed:
+            f = p.figures
+            print(f"  {p.rank_label:>4} {p.row.name}: " + (f"{passk} {pct(f.pass_k.estimate)} {ci(f.pass_k)} over "
+                                                           f"{f.tasks} tasks" if f is not None else "not played"))
     if args.ttft_budget is not None or args.cost_budget is not None:
-        chosen, missed = choice.choose(rows, budget)
-        print(f"within budget ({len(chosen)} of {len(chosen) + len(missed)} ranked):")
+        chosen, missed = choice.choose(rows, budget, [p.row for p in placed])
+        place_of = {p.row.name: p for p in placed}
+        print(f"within budget ({len(chosen)} of {len(chosen) + len(missed)} ranked"
+              + ("" if scope.is_all else f", by {known.label(scope)}") + "):")
         for r in chosen:
-            print(f"  {r.rank_label:>4} {r.name}: {passk_name(rows)} {pct(r.overall.pass_k.estimate)} {ci(r.overall.pass_k)}")
+            p = place_of[r.name]
+            figure = f"{pct(p.figures.pass_k.estimate)} {ci(p.figures.pass_k)}" if p.figures else "not played"
+            print(f"  {p.rank_label:>4} {r.name}: {passk} {figure}")
         for r, why in missed:
             print(f"  out  {r.name}: {'; '.join(why)}")
     return 0
