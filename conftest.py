@@ -26,7 +26,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "2f49a538038ced26b8d89c547d613ecf623ec9ac281862f505ebcee94c28c5d4",
+    "verifier_sha256": "98693d0c9c45510edbbecd98ef19f7edf591bccb89b9719ede6a59b6931a394c",
     "attempts": 5,
 }
 
