@@ -32,6 +32,7 @@ _MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(_MONTH, key=len, reverse=True))
 _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\b",
                            re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
+_CLOCK_BEFORE = re.compile(r"\b(?:at|by|until|till|til|from|before|after|around|between|to|and)\s+$", re.IGNORECASE)
 _HOURS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                                        "eleven", "twelve"], 1)}
 # The number reader leaves a lone small number in words ("eight"); before a part of the day it is an hour.
@@ -41,13 +42,25 @@ _HOUR_IN_WORDS = re.compile(r"\b(" + "|".join(_HOURS) + r")(?=\s+(?:o'clock|[ap]
 _HUNDREDS_IN_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine)(?= \d{2} \d{2}\b)", re.IGNORECASE)
 # "Eighteen ninety-nine ninety-nine" is how a price is said: the reader gives "1899 99" ("four forty-nine
 # ninety-nine": "4 49 99"). Two numbers that could be a clock ("ten fifteen") are not a price.
-_SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?![\d.,%]|\s*(?:percent|per cent|a\.?m\b|p\.?m\b))")
+_SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?!\d|[.,]\d|%|\s*(?:percent|per cent|a\.?m\b|p\.?m\b))")
 # A fee said as a fraction: "a flat third", "one-third of what you recover".
 _THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|option|one|attempt|try|call|floor|person|"
                     r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
+_COUNT_WORDS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                                             "eleven", "twelve"], 1)}
+_COUNT = r"(\d+|" + "|".join(_COUNT_WORDS) + r")"
+# How long something takes or lasts: "three to five business days", "within 24 hours", "a 45-day window".
+_DURATION = re.compile(rf"\b{_COUNT}(?:\s*(?:to|-|or)\s*{_COUNT})?[\s-]+(?:business\s+|working\s+|calendar\s+)?"
+                       r"(hour|day|week|month|year)s?\b(?!\s+old\b)", re.IGNORECASE)
+# The same in a tool result's fields: {"window_days": 45}, {"notice_window_hours": 24}, {"days_remaining": 48}.
+_DURATION_FIELD = re.compile(r'"(?:\w*_)?(hour|day|week|month|year)s(?:_\w+)?"\s*:\s*"?(-?\d+)')  # "days_remaining": -139 is 139 days past
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|(in the morning|this morning)\b"
                    r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
                    r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else _COUNT_WORDS[text.lower()]
 
 
 def _clock(m: re.Match) -> tuple[int, int, bool] | None:
@@ -75,10 +88,14 @@ def as_digits(text: str) -> str:
             digits = n.digits
             if n.form == "money":  # "forty thousand dollars" is read with its unit: "$40000"
                 digits = "$" + (f"{digits[:-2]}.{digits[-2:]}" if n.cents else digits)
-            elif n.form == "time" and digits.isdigit() and len(digits) >= 3:  # "830" is 8:30, not a number
+            elif n.form == "time" and digits.isdigit() and len(digits) >= 3:
+                # "at eight thirty" is 8:30; "your balance is one fifty" is an amount the reader took for a clock
                 said = text[n.start:n.end].lower()
                 part = next((f" {p}.m." for p in "ap" if re.search(rf"\b{p}\.?\s?m\b", said)), "")
-                digits = f"{digits[:-2]}:{digits[-2:]}{part}"
+                if part or _CLOCK_BEFORE.search(text[max(0, n.start - 12):n.start]):
+                    digits = f"{digits[:-2]}:{digits[-2:]}{part}"
+                elif len(digits) == 3:  # "one fifty", "two fourteen": 1 50, 2 14, read on as a price in parts
+                    digits = f"{digits[0]} {digits[1:]}"
             out.extend([text[at:n.start], digits])
             at = n.end
     out.append(text[at:])
@@ -132,6 +149,10 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
         if not clock and not any(a <= m.start() < b for a, b in taken):
             out.append(Fact("money", m.group(0), Decimal(f"{whole}.{m.group(2)}")))
             taken.append(m.span())
+    for m in _DURATION.finditer(plain):
+        unit = m.group(3).lower()
+        for n in filter(None, (m.group(1), m.group(2))):
+            out.append(Fact("duration", m.group(0).strip(), (_count(n), unit)))
     for m in _THIRD.finditer(plain):
         out.append(Fact("percent", m.group(0), Decimal("33.33")))
     for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
@@ -174,6 +195,7 @@ class Grounds:
     digits: list[str] = field(default_factory=list)
     dates: set[tuple[int, int]] = field(default_factory=set)
     times: set[tuple[int, int]] = field(default_factory=set)
+    durations: set[tuple[int, str]] = field(default_factory=set)
     words: Stems = field(default_factory=Stems)  # for terms
     # Prose grounds an amount only where it says its unit ("$75", "15 percent"); a tool result or a
     # caller's words ground any number (a result's "89.99" is a price; a caller says "eighteen ninety-nine").
@@ -201,6 +223,9 @@ class Grounds:
                 self.dates.add((_MONTH[month.lower()], int(day)))
                 if m.re is _MONTH_DAY and m.group(3):
                     self.dates.add((_MONTH[month.lower()], int(day), int(m.group(3))))
+            for m in _DURATION.finditer(plain):
+                self.durations.update((_count(n), m.group(3).lower()) for n in filter(None, (m.group(1), m.group(2))))
+            self.durations.update((abs(int(m.group(2))), m.group(1)) for m in _DURATION_FIELD.finditer(plain))
             for m in re.finditer(r"T(\d{2}):(\d{2})", plain):
                 self.times.add((int(m.group(1)), int(m.group(2))))
             for m in _TIME.finditer(plain):
@@ -220,6 +245,8 @@ class Grounds:
             return any(fact.key in d for d in self.digits)
         if fact.kind == "date":
             return fact.key in self.dates
+        if fact.kind == "duration":
+            return fact.key in self.durations
         if fact.kind == "time":
             hour, minute, known = fact.key
             return (hour, minute) in self.times if known else bool({(hour % 12, minute), (hour % 12 + 12, minute)} & self.times)

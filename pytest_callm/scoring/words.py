@@ -130,11 +130,11 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         findings.extend(_class_findings(spec.classes, piece, reads))
         findings.extend(_result_findings(pack, piece, traj.tool_calls))
         findings.extend(_figure_findings(pack, piece, traj.tool_calls))
-        if piece.free_text is None:
-            findings.extend(_claim_findings(pack, piece, traj.tool_calls))
-        else:
+        # A claim in a summary is a claim too: "refill sent" in a handoff when the refill was refused.
+        findings.extend(_claim_findings(pack, piece, traj.tool_calls))
+        if piece.free_text is not None:
             use = spec.use_of(*piece.free_text)
-            if not heard and (use.must_hold or use.said_by_the_caller):
+            if not heard:
                 # What the caller was heard saying (must_hold), and what the caller knows (said_by_the_caller).
                 heard.extend([Grounds().add(heard_texts), Grounds().add([*heard_texts, *caller_script(task)])])
             findings.extend(_free_text_findings(pack, piece, heard or None, task))
@@ -157,7 +157,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
 _PROTECTED_WORDS = {"name": "the name", "number": "a number", "id": "an id", "date": "a date",
                     "email": "an email address"}
 _KIND_WORDS = {"name": "a person's name", "money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
-               "time": "a time", "term": "a term"}
+               "time": "a time", "duration": "a length of time", "term": "a term"}
 
 
 # A person's name in a written text: two capitalized words, one of them no English word ("Gary Pruitt").
@@ -326,6 +326,16 @@ def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, tas
                            f"is empty or not words; it is for {use.purpose or 'what the business reads in it'}"))
         return out
     written = Stems(piece.text)
+    if said is not None:  # a term the caller affirmed written as denied, or one the caller denied written as so
+        for kind, listed in pack.words.terms.items():
+            for term in listed:
+                if not written.has(term) or not said[0].words.has(term):
+                    continue
+                wrote, heard = written.has_affirmed(term), said[0].words.has_affirmed(term)
+                if wrote != heard:
+                    out.append(Finding(piece.where, piece.text, PURPOSE,
+                                       f"{'writes' if wrote else 'denies'} {term!r}, which the caller "
+                                       f"{'denied' if wrote else 'said'}; it is for {use.purpose}"))
     for kind in use.must_hold:
         for term in pack.words.terms.get(kind, ()):
             if said is not None and said[0].words.has_affirmed(term) and not written.has(term):

@@ -295,7 +295,7 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
                      disclosure, speech_rules, call_only, tuple(figures), aliases)
 
 
-FIGURE_KINDS = ("money", "percent", "date", "time", "number")
+FIGURE_KINDS = ("money", "percent", "date", "time", "number", "duration")
 _TITLES = ("dr.", "dr")
 
 
