@@ -10,7 +10,10 @@ real model is sent. So the stand-ins tell the task the way a person would, from 
   script opens with a line of its own: "Open with exactly: ..."), so the task is the one whose
   opening shares the most words with what was heard. A recognizer error changes a word or two, not
   the match. When two tasks open alike (two callers who both want to join a membership), the agent
-  asks for the caller's name, and the names and numbers the caller gives decide.
+  asks for the caller's name, and the names and numbers the caller gives decide. Two tasks with one
+  caller who opens with the same words (healthcare C1-H1 and C2-H4: one patient cancelling this
+  afternoon) are not told apart: served together, the agent plays one key on both calls and fails
+  the other task, as an agent would that took the call for another.
 
 The book holds the served tasks and their packs; it never changes them.
 """

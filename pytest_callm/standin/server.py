@@ -338,10 +338,12 @@ async def _until(deadline: float) -> None:
 
 
 def listen(port: int = 0, host: str = "127.0.0.1") -> socket.socket:
-    """A bound socket (port 0: a free one), handed to uvicorn so the port is known before it serves."""
+    """A listening socket (port 0: a free one), handed to uvicorn: the port is known, and connections
+    wait in the backlog instead of being refused, before the server has started."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY on accept
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)
     return sock
 
 
