@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.prove import apply_edit
-from pytest_callm.call.oracle import plan_answer_key
+from pytest_callm.call.oracle import PlannedCall, plan_answer_key
 from pytest_callm.standin.server import offers_hang_up
 from pytest_callm.task.pack import PackRegistry
 from pytest_callm.task.task_file import load_task
@@ -57,24 +57,33 @@ class AnswerKeyAgent:
         done = sum(1 for m in messages if m["role"] == "tool")
         if done in self.says:
             return {"text": self.says.pop(done)}
-        since_user = 0
-        for m in reversed(messages):
-            if m["role"] == "user":
-                break
-            since_user += m["role"] == "assistant"
         last = messages[-1] if messages else {}
         if self.ask_after_refusal and last.get("role") == "tool" and (
                 '"ok": false' in str(last.get("content")) or done - 1 in self.added):
             return {"text": AGENT_ASKS_AGAIN}
-        if done >= len(self.plan):
-            return {"text": AGENT_CLOSING}
-        if since_user >= self.max_calls_per_turn:
-            return {"text": AGENT_HOLD}
-        call = self.plan[done]
-        step: dict[str, Any] = {"tool_calls": [{"name": call.name, "arguments": call.arguments}]}
-        if since_user == 0:
-            step["text"] = AGENT_OPENING
-        return step
+        return play_plan(self.plan, messages, self.max_calls_per_turn)
+
+
+def play_plan(plan: list[PlannedCall] | tuple[PlannedCall, ...], messages: list[dict[str, Any]],
+              max_calls_per_turn: int) -> dict[str, Any]:
+    """The next step of a planned call: the next call (the plan's position is the number of tool
+    results so far), a word before the first call of a turn, a hold line once a turn has made its
+    calls (so the caller hears the agent), goodbye once the plan is played."""
+    done = sum(1 for m in messages if m["role"] == "tool")
+    since_user = 0
+    for m in reversed(messages):
+        if m["role"] == "user":
+            break
+        since_user += m["role"] == "assistant"
+    if done >= len(plan):
+        return {"text": AGENT_CLOSING}
+    if since_user >= max_calls_per_turn:
+        return {"text": AGENT_HOLD}
+    call = plan[done]
+    step: dict[str, Any] = {"tool_calls": [{"name": call.name, "arguments": call.arguments}]}
+    if since_user == 0:
+        step["text"] = AGENT_OPENING
+    return step
 
 
 class ScriptCaller:

@@ -26,7 +26,6 @@ board is written again.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time

@@ -31,11 +31,9 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_callm.call.oracle import PlannedCall, plan_answer_key
+from pytest_callm.standin.answer_key import play_plan
 from pytest_callm.standin.book import Entry, TaskBook, opening_line, quoted_lines, words
 
-OPENING = "Sure, one moment please."
-HOLD = "One moment, please."
-CLOSING = "Thank you for calling. Goodbye."
 ASK_NAME = "I can help with that. May I have your full name and the phone number on your file, please?"
 MAX_CALLS_PER_TURN = 7  # then a spoken line, so the caller hears the agent (the engine's bound is 8 requests a turn)
 
@@ -121,27 +119,12 @@ class KeyAgent:
         return step
 
     def _step(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        since_user = 0
-        for m in reversed(messages):
-            if m["role"] == "user":
-                break
-            since_user += m["role"] == "assistant"
         asked = sum(1 for m in messages if m["role"] == "assistant" and m.get("content") == ASK_NAME)
         entry = self.book.for_agent(messages, sure_only=asked == 0)
         if entry is None:
             return {"text": ASK_NAME}  # two tasks open alike: who is calling decides
         heard_first = next(str(m.get("content") or "") for m in messages if m["role"] == "user")
-        plan = self._plan(entry.name, heard_first)
-        done = sum(1 for m in messages if m["role"] == "tool")
-        if done >= len(plan):
-            return {"text": CLOSING}
-        if since_user >= MAX_CALLS_PER_TURN:
-            return {"text": HOLD}
-        call = plan[done]
-        step: dict[str, Any] = {"tool_calls": [{"name": call.name, "arguments": call.arguments}]}
-        if since_user == 0:
-            step["text"] = OPENING
-        return step
+        return play_plan(self._plan(entry.name, heard_first), messages, MAX_CALLS_PER_TURN)
 
 
 # The agent asks about a trait when its turn names one of these words (trait name -> cue words).
