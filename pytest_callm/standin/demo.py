@@ -70,7 +70,12 @@ def play(base_url: str, tasks: tuple[str, ...], attempts: int, out: Path) -> lis
         running.append((care.name, proc, log))
     problems = []
     for name, proc, log in running:
-        code = proc.wait()
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            for _, other, _ in running:  # wait while each run saves, so the next command resumes it
+                other.wait()
+            raise
         log.close()
         lines = (out / "logs" / f"{name}.log").read_text(errors="replace").splitlines()
         print(f"  {name}: {lines[-1].strip('= ') if lines else 'no output'}")
@@ -106,8 +111,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"callm demo: {len(AGENTS)} stand-in agents x {len(tasks)} tasks x {args.attempts} attempts, "
           f"caller stand-in-caller; runs in {out / 'runs'}")
-    with ScriptedServer(models=(), players=players(book), keep_log=False) as server:
-        problems = play(server.base_url, tasks, args.attempts, out)
+    try:
+        with ScriptedServer(models=(), players=players(book), keep_log=False) as server:
+            problems = play(server.base_url, tasks, args.attempts, out)
+    except KeyboardInterrupt:  # the runs got the terminal's Ctrl-C too, and saved what they had played
+        print(f"callm demo: stopped; what was played is saved in {out / 'runs'}: run the same command to go on",
+              file=sys.stderr)
+        return 130
     if problems:
         print("callm demo: " + "\n  ".join(problems), file=sys.stderr)
         return 2
