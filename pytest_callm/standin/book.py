@@ -36,12 +36,13 @@ _QUOTED = re.compile(r'"([^"]+)"')
 _OPENING = re.compile(r'(?:Open|Start|Begin)[^"]{0,80}"([^"]+)"')
 _WORD = re.compile(r"[a-z0-9]+")
 # Words too common to tell two openings apart.
-_COMMON = frozenset("""a an and are as at be but by can do for from have hi hello i i'd i'm im is it its me my of on
-or so that the this to was we with you your yes please just like want would could about get""".split())
+_COMMON = frozenset("""a an and are as at be but by can do for from have hi hello i id im ive is it its me my of on
+or so that the this to was we with you your youre yes please just like want would could about get""".split())
 
 
 def words(text: str) -> frozenset[str]:
-    """The telling words of a text: lowercased, letters and digits, without the commonest ones."""
+    """The telling words of a text: lowercased, letters and digits (apostrophes dropped: "I'd" is
+    "id"), without the commonest ones."""
     return frozenset(w for w in _WORD.findall(text.lower().replace("'", "")) if w not in _COMMON)
 
 
