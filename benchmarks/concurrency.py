@@ -1,6 +1,6 @@
 """Calls in flight: how busy a run keeps the model's slots, by how the calls are spread.
 
-A local OpenAI-compatible server (tests/openai_server.py, in a thread of this script) answers every
+A local OpenAI-compatible server (the stand-in server, pytest_callm/standin/, in a thread of this script) answers every
 chat request in `--total-ms` (default 1,000 ms), its first token after `--ttft-ms` (300 ms). The run
 is `--calls` calls (64) of one example task, each of five model requests: a caller plugged in through
 `pytest_callm_make_caller` says five lines and hangs up, the agent (the server) answers each with a
@@ -38,10 +38,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+from pytest_callm.standin.server import ScriptedServer
 
-from openai_server import ScriptedServer  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 TASK = REPO / "examples" / "tasks" / "vet_clinic" / "C2-E2"
 PACK = REPO / "examples" / "industries" / "vet_clinic"

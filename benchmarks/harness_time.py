@@ -1,6 +1,6 @@
 """The harness's own time: how long pytest takes before the first model request and after the last reply.
 
-A local OpenAI-compatible server (tests/openai_server.py, in a thread of this script) plays legal
+A local OpenAI-compatible server (the stand-in server, pytest_callm/standin/, in a thread of this script) plays legal
 C4-H3's answer key as the model and a scripted caller, every request answered in `--total-ms`
 (300 ms). pytest plays the task `--attempts` times (16), `--concurrency` (8) calls in flight, in one
 process, as a user would run it (a key read from the environment, the default phone line, no
@@ -36,10 +36,10 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+from pytest_callm.standin.answer_key import AnswerKeyAgent, ScriptCaller
+from pytest_callm.standin.server import ScriptedServer
 
-from openai_server import AnswerKeyAgent, ScriptCaller, ScriptedServer  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 TASK = REPO / "tasks" / "legal" / "C4-H3"
 PACK = REPO / "industries" / "legal"

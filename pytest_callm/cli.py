@@ -27,6 +27,11 @@
     callm generate PACK --n N --seed S [--out DIR]
                                       training tasks drawn from the pack's locked ones with fresh
                                       people and facts, each proven and refused if it leaks
+    callm serve-stand-in [--port 8009] [--tasks PATH]...
+                                      the scripted stand-in models (agents that read the answer
+                                      key, a caller that reads its brief) on a local server, no key
+    callm demo [--out DIR] [--open]   the stand-in agents played on a few locked tasks and ranked:
+                                      a leaderboard and choose page with no key
 """
 
 from __future__ import annotations
@@ -78,6 +83,14 @@ def main(argv: list[str] | None = None) -> int:
         return export_main(argv[1:])
     if argv[:1] == ["generate"]:
         return generate_main(argv[1:])
+    if argv[:1] == ["serve-stand-in"]:
+        from pytest_callm.standin.cli import main as stand_in_main
+
+        return stand_in_main(argv[1:])
+    if argv[:1] == ["demo"]:
+        from pytest_callm.standin.demo import main as demo_main
+
+        return demo_main(argv[1:])
     if argv[:1] == ["judge-check"]:
         from pytest_callm.scoring.judge import main as judge_check_main
 
@@ -119,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("generate", help="write training tasks with fresh people and facts (see its --help)")
     sub.add_parser("judge-check", help="a judge model's agreement with the rule classes' labelled sentences "
                    "(see its --help)")
+    sub.add_parser("serve-stand-in", help="serve the scripted stand-in models on a local OpenAI-compatible "
+                   "server, no key (see its --help)")
+    sub.add_parser("demo", help="play the stand-in models on a few tasks and rank them: a leaderboard with "
+                   "no key (see its --help)")
     p_serve.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 to serve on")
     p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                          help="live call databases per pack before new calls are refused (429)")
