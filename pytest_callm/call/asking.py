@@ -24,11 +24,14 @@ not a model: its questions come from parameter names, and the key decides which 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
 from pytest_callm.call.oracle import ScriptedModel, _requests_this_turn, plan_answer_key
 from pytest_callm.model.protocol import ModelReply, ModelRequest
+from pytest_callm.phone.spoken_numbers import find_numbers
+from pytest_callm.task.terms import Stems
 from pytest_callm.scoring.heard import Heard
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
@@ -36,12 +39,25 @@ from pytest_callm.task.task_file import Task
 MAX_ASKS = 4  # asks for one value before the policy gives up on it
 
 
+_MONTH_DAY = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)"
+                        r"\s+\d{1,2}(st|nd|rd|th)?(,?\s+\d{4})?")
+_NAME = re.compile(r"(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+")
+
+
+def read_back(answer: str) -> str:
+    """What a careful agent reads back of an answer: its dates, numbers and names, not its words."""
+    dates = [m.group(0) for m in _MONTH_DAY.finditer(answer)]
+    rest = _MONTH_DAY.sub(" ", answer)
+    values = dates + [n.text for n in find_numbers(rest) if len(n.digits) >= 3] + _NAME.findall(rest)
+    return ", ".join(values) or answer.rstrip(".")
+
+
 def question_for(param: str, asked: int, last_answer: str) -> str:
     """The policy's question for a parameter: asked, then the answer read back (a caller who misspoke
     corrects it), then asked again, plainer."""
     words = param.replace("_", " ")
     if asked == 1 and last_answer:
-        return f"Let me read that back: {last_answer.rstrip('.')}. Is that right?"
+        return f"Let me read that back: {read_back(last_answer)}. Is that right?"
     return (f"Could you tell me the {words}?", "", f"Sorry, could you give me the exact {words}?",
             f"I still need the exact {words}. What is it, please?")[min(asked, 3)]
 
@@ -134,3 +150,19 @@ class QuestionAskingModel(ScriptedModel):
             call = self.plan[self.position]
             call.arguments = {k: v for k, v in call.arguments.items() if k not in missing}
         return await super().respond(request)
+
+    def _written(self, call, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """As the oracle writes free text, and the key's own account also gains the domain terms the
+        caller said that it leaves out (it was written for a caller who said less)."""
+        out = super()._written(call, messages)
+        heard = Stems(" ".join(str(m.get("content") or "") for m in messages if m.get("role") == "user"))
+        for param in self.pack.tools[call.name].free_text:
+            use = self.pack.words.use_of(call.name, param)
+            if use is None or not use.must_hold or not isinstance(out.get(param), str):
+                continue
+            written = Stems(out[param])
+            terms = [t for kind in use.must_hold for t in self.pack.words.terms.get(kind, ())
+                     if heard.has(t) and not written.has(t)]
+            if terms:
+                out[param] = f"{out[param].rstrip('.')}; also: {', '.join(terms)}."
+        return out

@@ -80,7 +80,7 @@ class Cues:
 ENGLISH_CUES = Cues((("when", ("when", "date", "what day", "which day", "what time")),
                      ("account", ("account", "summary", "description", "describe")),
                      ("short", ("short", "brief", "briefly", "quick")),
-                     ("phone", ("phone", "phone number", "callback number", "number to call")),
+                     ("number", ("phone", "number")),
                      ("amount", ("amount", "how much"))))
 
 
@@ -215,8 +215,10 @@ class ScriptCaller:
         questions = [s for s in parts if s.endswith("?")]
         question = questions[-1] if questions else None
         if question is not None:
-            kinds = (QUESTION, OFFER, READBACK) if self._reads_back(question) else (QUESTION, OFFER)
-            line = self._best(kinds, [question])
+            reads_back = self._reads_back(agent_said)
+            kinds = (QUESTION, OFFER, READBACK) if reads_back else (QUESTION, OFFER)
+            # A read-back is the whole turn ("Let me read that back: ... Is that right?").
+            line = self._best(kinds, [agent_said] if reads_back else [question])
             if line is not None and line.before_answer:
                 self.used.add(line.index)
                 rest = self._best(kinds, [question])
@@ -229,7 +231,7 @@ class ScriptCaller:
             if line is not None:
                 self.used.add(line.index)
                 return line.say, False
-            checked = self._read_back(question)
+            checked = self._read_back(agent_said) if reads_back else None
             if checked is not None:
                 return checked, False
             if _ANYTHING_ELSE.search(question):
