@@ -53,6 +53,7 @@ STOP = frozenset(stems(
     "which who whom whose when whenever where why how whether if once then after before first only do does "
     "did done have has had can could would will shall should may might must please just also any anything "
     "asked ask asks asking agent tell tells told say says said let know like want get give go now again "
+    "read reads back right correct confirm "
     "still yet about so not no yes than up out into over okay ok sure"))
 
 
@@ -160,11 +161,12 @@ class ScriptCaller:
 
     # --- matching --------------------------------------------------------------------------------
 
-    def _best(self, kinds: tuple[str, ...], said: list[str]) -> ScriptLine | None:
+    def _best(self, kinds: tuple[str, ...], said: list[str], keep=None) -> ScriptLine | None:
+        """The line of one of `kinds` whose condition best fits one of the agent's sentences `said`."""
         best, best_key = None, None
         targets = [Meaning(s, self.cues) for s in said]
         for line in self.script.lines:
-            if line.kind not in kinds or (line.once and line.index in self.used):
+            if line.kind not in kinds or (line.once and line.index in self.used) or (keep and not keep(line)):
                 continue
             for alt in self._alts[line.index]:
                 for target in targets:
@@ -183,19 +185,18 @@ class ScriptCaller:
         names = {w for w in re.findall(r"\b[A-Z][a-z]+", said)}
         return any(w in names for w in re.findall(r"(?<=\w )[A-Z][a-z]+", question))
 
-    def _read_back(self, question: str) -> str | None:
-        """A number the agent reads back: confirmed when the caller said it, else corrected."""
-        if not _CONFIRMING.search(question):
-            return None
-        asked = [n.digits for n in find_numbers(question) if len(n.digits) >= 3]
-        if not asked:
+    def _misread(self, turn: str) -> str | None:
+        """A number read back that the caller never said: corrected by the script's line for a wrong
+        read-back when one fits, else by the caller's own line that said the number it meant."""
+        if not _CONFIRMING.search(turn):
             return None
         said = {n.digits: text for text in self.said for n in find_numbers(text) if len(n.digits) >= 3}
-        wrong = [d for d in asked if d not in said]
+        wrong = [n.digits for n in find_numbers(turn) if len(n.digits) >= 3 and n.digits not in said]
         if not wrong:
-            line = self._best((READBACK,), [question]) or next(
-                (ln for ln in self.script.lines if ln.kind == READBACK), None)
-            return line.say if line is not None else "Yes, that's right."
+            return None
+        line = self._best((READBACK,), [turn], lambda ln: not ln.say.lower().startswith("yes"))
+        if line is not None:
+            return line.say
         # The number the caller meant: the one it said of the same length, nearest in digits.
         close = [d for d in said if len(d) == len(wrong[0])] or list(said)
         if not close:
@@ -215,6 +216,9 @@ class ScriptCaller:
         questions = [s for s in parts if s.endswith("?")]
         question = questions[-1] if questions else None
         if question is not None:
+            corrected = self._misread(agent_said)
+            if corrected is not None:
+                return corrected, False
             reads_back = self._reads_back(agent_said)
             kinds = (QUESTION, OFFER, READBACK) if reads_back else (QUESTION, OFFER)
             # A read-back is the whole turn ("Let me read that back: ... Is that right?").
@@ -231,9 +235,6 @@ class ScriptCaller:
             if line is not None:
                 self.used.add(line.index)
                 return line.say, False
-            checked = self._read_back(agent_said) if reads_back else None
-            if checked is not None:
-                return checked, False
             if _ANYTHING_ELSE.search(question):
                 return NOTHING_ELSE, False
             return self._from_facts(question) or NOT_SURE, False

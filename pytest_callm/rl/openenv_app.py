@@ -6,7 +6,9 @@ environment is set by variables, since OpenEnv's runners start an app by its imp
     CALLM_TASKS         task files or folders, separated by os.pathsep (default: the benchmark's 180)
     CALLM_INDUSTRIES    pack folders, separated by os.pathsep (default: the benchmark's packs)
     CALLM_CALLER        the caller's model config, as --callm-caller-model takes it; its key from its
-                        `api_key_env` (default: the offline OpeningCaller)
+                        `api_key_env` (default: the offline caller)
+    CALLM_OFFLINE_CALLER  the caller without a model: script (default: answers from the task's
+                        script) or opening (its opening line, then nothing: a smoke test)
     CALLM_LINE          the phone line: default, clean, or a profile file (default: default)
     CALLM_MAX_SESSIONS  WebSocket sessions (episodes) at once (default 64)
 
@@ -25,7 +27,8 @@ from pytest_callm.model.config import api_key_for, resolve
 from pytest_callm.rl.environment import CallEnvironment
 from pytest_callm.rl.openenv_env import make_app
 
-VARIABLES = ("CALLM_TASKS", "CALLM_INDUSTRIES", "CALLM_CALLER", "CALLM_LINE", "CALLM_MAX_SESSIONS")
+VARIABLES = ("CALLM_TASKS", "CALLM_INDUSTRIES", "CALLM_CALLER", "CALLM_OFFLINE_CALLER", "CALLM_LINE",
+             "CALLM_MAX_SESSIONS")
 
 
 def _paths(value: str | None) -> list[Path] | None:
@@ -47,7 +50,8 @@ def build_app(environ: dict[str, str] | None = None):
     except ValueError:
         raise RuntimeError(f"CALLM_MAX_SESSIONS={environ['CALLM_MAX_SESSIONS']!r}: a whole number") from None
     env = CallEnvironment(_paths(environ.get("CALLM_TASKS")), industries=_paths(environ.get("CALLM_INDUSTRIES")),
-                          caller=caller, caller_api_key=caller_api_key, line=environ.get("CALLM_LINE") or "default")
+                          caller=caller, caller_api_key=caller_api_key, line=environ.get("CALLM_LINE") or "default",
+                          offline_caller=environ.get("CALLM_OFFLINE_CALLER") or "script")
     try:
         built = make_app(env, max_sessions=max_sessions)
     except BaseException:
