@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -96,8 +95,8 @@ def test_the_same_seed_gives_the_same_caller_and_an_unknown_question_gets_no_inv
     task, pack = task_and_pack("healthcare/C2-M3")
     agent = ["One moment.", "What's your name and date of birth?", "What is the square root of nine?",
              "Okay, one moment.", "How much would you like to pay today?"]
-    first, again = conversation(ScriptCaller(task, pack, seed=3), *agent), conversation(ScriptCaller(task, pack, seed=3),
-                                                                                       *agent)
+    first = conversation(ScriptCaller(task, pack, seed=3), *agent)
+    again = conversation(ScriptCaller(task, pack, seed=3), *agent)
     assert first == again
     assert first[2][0].startswith("Ellen Kowalski") and first[3][0] == NOT_SURE
     assert first[5][0] == "Five hundred dollars today."

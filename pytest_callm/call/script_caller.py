@@ -5,14 +5,16 @@ question at the end of the turn is matched to the script's conditional lines (`W
 name, say exactly: ...`), an offer to its `If offered ...` lines, something the agent tells to its
 `Once the agent has said ...` lines, and a read-back of what the caller said to its read-back lines.
 So declines, corrections and refusals come exactly as the script words them, and a line the script
-says once is said once. A question no line fits is answered from the script's facts ("Your card ends
-in 3350." becomes "My card ends in 3350."); a question none of them fits gets "I'm not sure." (The
-task's traits are not read: they hold the truth a script may have the caller hide at first.) A number read back that the caller never said is corrected with the line
-that said it. It hangs up with a line the script ends the call on, or when the agent says goodbye,
-and never while the agent's turn ends in a question.
+says once is said once. A number read back that the caller never said is corrected first (the
+script's line for a wrong read-back, else the caller's own line that gave the number). A question no
+line fits is answered from the script's facts ("Your card ends in 3350." becomes "My card ends in
+3350."); a question none of them fits gets "I'm not sure." (The task's traits are not read: they hold
+the truth a script may have the caller hide at first.) It hangs up with a line the script ends the
+call on, or when the agent says goodbye, and never while the agent's turn ends in a question.
 
-Matching is by content words in any inflection (`task.terms.stems`): a condition fits a sentence of
-the agent when most of the words of the smaller of the two are shared. Where the agent's words and
+Matching is by content words in any inflection (`task.terms.stems`), numbers said in words read as
+digits: a condition fits a sentence of the agent when at least half of the words of the smaller of
+the two are shared. Where the agent's words and
 the script's differ ("who this would be against" for "the opposing party"), the pack's
 `caller.json` declares cues: groups of phrases that mean one thing to a caller. Industry knowledge
 stays in the pack's file; this module knows only English.

@@ -100,7 +100,8 @@ class PlainChatModel:
             data = response.json()
             message = data["choices"][0]["message"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise ModelCallError(f"{self.name}: a reply that is not a chat completion: {response.text[:300]!r}") from None
+            raise ModelCallError(f"{self.name}: a reply that is not a chat completion: "
+                                 f"{response.text[:300]!r}") from None
         calls = []
         for i, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") or {}
