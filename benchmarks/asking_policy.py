@@ -1,6 +1,6 @@
 """Does the offline caller give a policy what it asks for? The question-asking key on every task.
 
-Plays the question-asking key (`pytest_callm.call.asking.QuestionAskingModel`: the answer key, but
+Plays the question-asking key (`pytest_callm.rl.asking.QuestionAskingModel`: the answer key, but
 each value the caller is to give is asked for in words and used only once the caller's heard words
 hold it) against the offline caller (`pytest_callm.call.script_caller.ScriptCaller`) through the RL
 environment, on every task of the given folders, and prints the share of calls that pass, per
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_callm.call.asking import QuestionAskingModel  # noqa: E402
+from pytest_callm.rl.asking import QuestionAskingModel  # noqa: E402
 from pytest_callm.rl.environment import CallEnvironment, gather_on, play_policy  # noqa: E402
 
 
