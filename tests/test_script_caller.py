@@ -91,6 +91,19 @@ def test_a_line_said_once_is_not_said_again_and_the_caller_hangs_up_only_on_a_cl
     assert conversation(ScriptCaller(task, pack, seed=1), "Thanks for calling, goodbye.")[1] == (GOODBYE, True)
 
 
+def test_a_condition_fits_only_where_its_numbers_and_quantifiers_are_said_too():
+    task, pack = task_and_pack("customer_support/C2-M3")
+    # "If the agent says neither item can be matched ... end the call": one item refused is not neither
+    turns = conversation(ScriptCaller(task, pack), "Items sold by marketplace sellers aren't eligible for a price match.")
+    assert turns[1][0] != "Okay, thanks anyway. Bye." and not turns[1][1]
+    task, pack = task_and_pack("healthcare/C2-H2")
+    caller = ScriptCaller(task, pack)
+    turns = conversation(caller, "May I have your name and date of birth?",
+                         "Let me read that back: December 15, 1983. Is that right?")
+    assert turns[1][0] == "Nadia Farouk, December fifteenth, nineteen eighty-three."  # the script's slip
+    assert turns[2][0].startswith("No, sorry, I misspoke. It's December fifth")  # not the line for the fifth
+
+
 def test_the_same_seed_gives_the_same_caller_and_an_unknown_question_gets_no_invented_answer():
     task, pack = task_and_pack("healthcare/C2-M3")
     agent = ["One moment.", "What's your name and date of birth?", "What is the square root of nine?",

@@ -79,6 +79,8 @@ class Cues:
         return Cues(self.groups + other.groups)
 
 
+# Words of a condition the agent's words must hold too, as its numbers: they turn what the rest says around.
+QUANTIFIERS = frozenset(stems("neither both none either every all"))
 # English, not any industry's: a question about a date asks "when"; a summary is an account.
 ENGLISH_CUES = Cues((("when", ("when", "date", "what day", "which day", "what time")),
                      ("account", ("account", "summary", "description", "describe")),
@@ -158,7 +160,10 @@ class ScriptCaller:
         self.said: list[str] = []  # everything this caller has said, in order
         self.used: set[int] = set()  # lines said (a once line is not said again)
         self.turns = 0
-        self._alts = {ln.index: [Meaning(a, self.cues) for a in _alternatives(ln)] for ln in self.script.lines}
+        # A condition's alternatives; a piece that is only numbers ("nineteen eighty-three" of a date
+        # cut at its comma) is part of a value, not a condition.
+        self._alts = {ln.index: [m for m in (Meaning(a, self.cues) for a in _alternatives(ln))
+                                 if not all(w.isdigit() for w in m.words)] for ln in self.script.lines}
         self._facts = [(f, Meaning(f, self.cues)) for f in self.script.facts]
 
     # --- matching --------------------------------------------------------------------------------
@@ -172,6 +177,8 @@ class ScriptCaller:
                 continue
             for alt in self._alts[line.index]:
                 for target in targets:
+                    if {w for w in alt.words if w in QUANTIFIERS or w.isdigit()} - target.words:
+                        continue  # "neither item", "December fifth": a quantifier or a number must be there too
                     share, shared = alt.fit(target)
                     key = (share, shared, -len(alt.words), -line.index)
                     if share >= self.FIT and (best_key is None or key > best_key):

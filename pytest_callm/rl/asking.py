@@ -53,12 +53,13 @@ def read_back(answer: str) -> str:
 
 
 def question_for(param: str, asked: int, last_answer: str) -> str:
-    """The policy's question for a parameter: asked, then the answer read back (a caller who misspoke
-    corrects it), then asked again, plainer."""
+    """The policy's question for a parameter: asked, then the last answer that held a value read back
+    (a caller who misspoke corrects it), then asked again, plainer."""
     words = param.replace("_", " ")
     if asked == 1 and last_answer:
         return f"Let me read that back: {read_back(last_answer)}. Is that right?"
-    return (f"Could you tell me the {words}?", "", f"Sorry, could you give me the exact {words}?",
+    return (f"Could you tell me the {words}?", f"Sorry, could you give me the exact {words}?",
+            f"Sorry, could you give me the exact {words}?",
             f"I still need the exact {words}. What is it, please?")[min(asked, 3)]
 
 
@@ -143,7 +144,9 @@ class QuestionAskingModel(ScriptedModel):
                 self.given_up.add((self.position, param))
                 continue
             self.asked[f"{param}={value}"] += 1
-            last = next((str(m.get("content") or "") for m in reversed(messages) if m.get("role") == "user"), "")
+            # What is read back: the last caller turn that held a date, a number or a name.
+            last = next((text for m in reversed(messages) if m.get("role") == "user"
+                         and (text := str(m.get("content") or "")) and read_back(text) != text.rstrip(".")), "")
             return ModelReply(text=question_for(param, self.asked[f"{param}={value}"] - 1, last), ttft_ms=0.0)
         missing = {p for pos, p in self.given_up if pos == self.position}
         if missing:  # never heard: the call goes without it, never with the key's value
