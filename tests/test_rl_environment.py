@@ -12,7 +12,8 @@ from pytest_callm.call.oracle import OracleModel, ScriptedModel, plan_answer_key
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.client import RetryPolicy
-from pytest_callm.rl.environment import NOTHING_MORE, CallEnvironment, OpeningCaller, gather_on, play_policy
+from pytest_callm.call.script_caller import GOODBYE, ScriptCaller
+from pytest_callm.rl.environment import CallEnvironment, OpeningCaller, gather_on, play_policy
 from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import check_tools
@@ -103,8 +104,8 @@ def test_an_episode_and_a_benchmark_call_with_the_same_replies_are_the_same_data
     runtime = Runtime("oracle", {pack.name: pack})
     try:
         model = OracleModel(task, pack)
-        played = runtime.play(task, pack, 2, Participants(model, OpeningCaller(task), env.runtime.line_for(task, 2)),
-                              rerun=False)
+        played = runtime.play(task, pack, 2, Participants(model, ScriptCaller(task, pack, 2),
+                                                          env.runtime.line_for(task, 2)), rerun=False)
     finally:
         runtime.close()
     mine = episode.info["trajectory"]
@@ -173,11 +174,12 @@ def test_replies_in_openai_message_shape_are_played_like_model_replies(env):
     tool = result.observation.new_messages[-1]
     assert tool["role"] == "tool" and json.loads(tool["content"])["error_code"] == "tool_not_available"
     result = env.step(episode_id, {"role": "assistant", "content": [{"type": "text", "text": "Goodbye."}]})
-    assert result.observation.new_messages == [{"role": "user", "content": NOTHING_MORE}]
-    trajectory = env.trajectory(episode_id)
-    assert [t.said for t in trajectory.transcript if t.role == "agent"][-1] == "Goodbye."
+    # The offline caller says goodbye too, and hangs up.
+    assert result.done and result.info["end_reason"] == "caller_hangup"
+    trajectory = result.info["trajectory"]
+    assert [t.said for t in trajectory.transcript][-2:] == ["Goodbye.", GOODBYE]
     assert trajectory.tool_calls[0].raw_arguments == '{"x": 1}'
-    env.run(env.aclose_episode(episode_id))
+
 
 
 def test_an_unknown_task_names_the_form_of_a_task_name(env):

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from openai_server import AnswerKeyAgent, openai_server, openai_server_session  # noqa: F401  (fixtures)
+from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
 from pytest_callm.model.client import OpenAIChatModel
 from pytest_callm.model.config import ModelConfig
 from pytest_callm.model.protocol import ModelRequest
@@ -384,20 +384,48 @@ def test_a_request_that_waited_behind_the_sessions_verify_or_close_is_a_404(serv
             assert codes[0] == 200 and codes[1] in (200, 404, 409), (first, second, codes)
 
 
-def test_serving_calls_with_the_offline_caller_never_imports_openai():
+CALLER_LINES = ["Hi, I was hurt at work and I want to know my options.", "Sure, go ahead.", "Thanks, bye."]
+
+
+def test_serving_calls_never_imports_openai_with_the_offline_caller_or_a_caller_model(openai_server):
     """NeMo Gym's venv holds openai 2.7.2 and our model client needs 3.x (tests/nemo_gym/make_venv.sh
-    installs this package without it): the resources server must not reach the client. A caller
-    played by a model does need it, so it needs a venv of ours, not NeMo Gym's (docs/rl.md)."""
+    installs this package without it): the resources server must not reach the SDK client, with the
+    offline caller or with a caller played by a model (its plain httpx client, model/plain_client.py)."""
     import subprocess
     import sys
 
+    openai_server.reset(caller=ScriptCaller(CALLER_LINES))
     code = ("import sys; from pytest_callm.rl.environment import CallEnvironment\n"
+            "from pytest_callm.model.config import ModelConfig\n"
             "import pytest_callm.rl.nemo_gym_server\n"
-            f"with CallEnvironment([{str(TASK_PATH)!r}], root={str(REPO)!r}, industries=[{str(INDUSTRIES)!r}]) as env:\n"
-            f"    episode, step = env.reset({TASK!r}, 1)\n"
-            "    step = env.step(episode, {'role': 'assistant', 'content': 'Could you spell that?'})\n"
-            "    assert step.observation.new_messages, step\n"
+            f"caller = ModelConfig(name='caller', model='scripted', base_url={openai_server.base_url!r}, api_key_env=None)\n"
+            "for options in ({}, {'caller': caller}):\n"
+            f"    with CallEnvironment([{str(TASK_PATH)!r}], root={str(REPO)!r}, industries=[{str(INDUSTRIES)!r}],"
+            " line='clean', **options) as env:\n"
+            f"        episode, step = env.reset({TASK!r}, 1)\n"
+            "        first = step.observation.messages[1]['content']\n"
+            "        step = env.step(episode, {'role': 'assistant', 'content': 'Could you spell that?'})\n"
+            "        assert step.observation.new_messages, step\n"
+            "        print(first)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    offline, played, modules = done.stdout.strip().splitlines()[-3:]
+    assert played == CALLER_LINES[0] and offline != played  # the second call's caller was the model
+    assert modules == "[]"
+    assert any(body.get("stream") is False for body in openai_server.requests)  # one JSON body a request
+
+
+def test_a_caller_model_plays_the_caller_behind_the_routes_and_the_reward_is_the_verdict(openai_server):
+    packs = PackRegistry([INDUSTRIES])
+    packs.get("legal")
+    openai_server.reset(agent=AnswerKeyAgent(TASK_PATH, INDUSTRIES), caller=ScriptCaller(CALLER_LINES))
+    with nemo_gym_server(packs.loaded(), [TASK_PATH.parent], line="clean", caller="scripted",
+                         caller_base_url=openai_server.base_url, caller_api_key_env="none") as srv:
+        seed, answers, verdict = asyncio.run(rollout(srv.url, openai_server.base_url))
+    assert seed["responses_create_params"]["input"][2]["content"] == CALLER_LINES[0]
+    heard = [h for a in answers for h in a["heard"]]
+    assert heard and set(heard) <= set(CALLER_LINES)
+    caller_requests = [b for b in openai_server.requests if ScriptCaller.is_caller_request(b)]
+    assert len(caller_requests) >= 2
+    assert verdict["reward"] == 1.0, verdict["explanation"]

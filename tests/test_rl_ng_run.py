@@ -6,7 +6,10 @@ link to the NeMo Gym venv (tests/nemo_gym/make_venv.sh), so nothing is built fro
 
 Two policies, both the scripted OpenAI-compatible server (tests/openai_server.py) following
 legal/C4-H3's answer key: the shipped `callm_simple_agent` on `policy_model` as it is, and a second
-agent and model server from an extra config file, with the intake packet sent by text. Slow (Ray and
+agent and model server from an extra config file, with the intake packet sent by text. The caller is
+a model too: a third scripted server playing a caller (its lines in order, then `hang_up`), reached
+by the resources server through its plain httpx client inside NeMo Gym's venv (`caller` and
+`caller_base_url` in the server's config). Slow (Ray and
 five NeMo Gym processes on 2 cores): CI runs it in a step of its own after building the venv.
 """
 
@@ -23,7 +26,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from openai_server import AnswerKeyAgent, ScriptedServer
+from openai_server import AnswerKeyAgent, ScriptCaller, ScriptedServer
 from process_tree import session_pids
 from pytest_callm.rl.nemo_gym_server import dataset_rows
 
@@ -43,6 +46,7 @@ SERVER_DIR = REPO / "examples" / "nemo_gym" / "resources_servers" / "callm"
 PACKET_BY_TEXT = {"calls": [{"set": 9, "parameters": {"channel": "text"}}]}  # the task's trap: one value changed
 SEEDS, REPEATS = (1, 2), 2
 RIGHT, WRONG = "callm_simple_agent", "callm_wrong_agent"  # the shipped agent; the one the extra config adds
+CALLER_LINES = ["Hi, I was hurt at work and I want to know my options.", "Sure, go ahead.", "Okay.", "Thanks, bye."]
 SERVERS = 5  # callm_resources_server, 2 agents, 2 model servers (ng_run's head server is not one of them)
 # ng_run sources `<uv_venv_dir>/<kind>/<name>/.venv` for each server it starts
 VENV_LINKS = ("resources_servers/callm", "responses_api_agents/simple_agent", "responses_api_models/vllm_model")
@@ -161,7 +165,8 @@ def test_ng_run_starts_our_config_and_ng_collect_rollouts_scores_every_rollout(t
     env = {**os.environ, "PYTHONPATH": str(REPO),  # our code from this checkout, whichever the venv was built from
            "RAY_USAGE_STATS_ENABLED": "0"}  # offline: no usage report
     log = tmp_path / "ng_run.log"
-    with follower() as right, follower(edit=PACKET_BY_TEXT) as wrong:
+    with follower() as right, follower(edit=PACKET_BY_TEXT) as wrong, \
+            ScriptedServer(caller=ScriptCaller(CALLER_LINES)) as caller:
         root = workspace(tmp_path / "gym", wrong.base_url)
         command = [str(BIN / "ng_run"),
                    "+config_paths=[resources_servers/callm/configs/callm.yaml,"
@@ -170,7 +175,11 @@ def test_ng_run_starts_our_config_and_ng_collect_rollouts_scores_every_rollout(t
                    "+skip_venv_if_present=true", f"+uv_venv_dir={root / 'venvs'}", *head_args,
                    # one pack and task: the shipped config loads three packs and the training split
                    f"++callm_resources_server.resources_servers.callm.tasks=[tasks/{TASK}]",
-                   "++callm_resources_server.resources_servers.callm.packs=[industries/legal]"]
+                   "++callm_resources_server.resources_servers.callm.packs=[industries/legal]",
+                   # the caller: a model (the scripted caller server), not the offline caller
+                   "++callm_resources_server.resources_servers.callm.caller=scripted",
+                   f"++callm_resources_server.resources_servers.callm.caller_base_url={caller.base_url}",
+                   "++callm_resources_server.resources_servers.callm.caller_api_key_env=none"]
         with log.open("w") as out:
             ng_run = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, start_new_session=True)
@@ -204,8 +213,11 @@ def test_ng_run_starts_our_config_and_ng_collect_rollouts_scores_every_rollout(t
             killed = stop(ng_run)
             stopped = time.monotonic() - stopping
             assert not session_pids(ng_run.pid), f"left running: {session_pids(ng_run.pid)}"
-        # the rollouts went through ng_run's model servers to the two scripted policies
+        # the rollouts went through ng_run's model servers to the two scripted policies, and the
+        # caller's turns through the resources server to the caller model
         assert right.requests and wrong.requests
+        assert caller.requests and all(ScriptCaller.is_caller_request(b) for b in caller.requests)
+        assert all(b["stream"] is False for b in caller.requests)  # the plain client: one JSON body each
 
     # Every rollout scored: 2 agents x 2 seeds x 2 repeats, each its own session, each call ended by the policy.
     assert len(rollouts) == 2 * len(SEEDS) * REPEATS
@@ -220,6 +232,8 @@ def test_ng_run_starts_our_config_and_ng_collect_rollouts_scores_every_rollout(t
     for r in by_agent[WRONG]:
         assert r["reward_components"] == {"tools": 0.0, "handoff": 1.0, "database": 0.0, "words": 1.0}
         assert "send_intake_packet" in r["explanation"]
+    # each rollout opened with the caller model's first line (the row's, and the rollout's own)
+    assert all(row["responses_create_params"]["input"][2]["content"] == CALLER_LINES[0] for row in rows)
 
     # /aggregate_metrics answered NeMo Gym's call through each agent.
     entries = {m["agent_ref"]["name"]: m for m in metrics}

@@ -40,6 +40,7 @@ def test_the_app_serves_the_tasks_its_variables_name():
 @pytest.mark.parametrize("variable, value, says", [
     ("CALLM_MAX_SESSIONS", "many", "a whole number"),
     ("CALLM_CALLER", "gpt-5", "is not set"),
+    ("CALLM_OFFLINE_CALLER", "nobody", "one of script, opening"),
 ])
 def test_a_bad_setting_is_one_clear_error_before_anything_starts(variable, value, says):
     environ = {**settings(), variable: value}

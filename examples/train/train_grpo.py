@@ -14,8 +14,8 @@ all pass, else 0.0): no scorer of our own.
 The tasks are the example pack's (`examples/tasks/vet_clinic`), not the 180 locked evaluation tasks
 under `tasks/`. The default, C2-E1, asks for Saturday's hours: one `check_clinic_hours` call passes
 it, so with the first reply opened as a tool call (OPEN_TOOL_CALL below) the 135M model passes it
-sometimes and a group of rollouts can disagree, which is what gives GRPO an advantage. The caller is the offline `OpeningCaller` (no key, no
-network), which suits a task decided by the agent's first moves.
+sometimes and a group of rollouts can disagree, which is what gives GRPO an advantage. The caller is the
+offline `ScriptCaller` (no key, no network): it answers what the policy asks from the task's script.
 
 The sequence the trainer learns from is one growing chat: the first request, then each reply of
 the policy followed by what the environment said back (tool results, the caller's words, a new

@@ -20,8 +20,9 @@ The benchmark plays the same `Episode` (`pytest_callm.call.episode`) with its mo
 trajectory played here and one played by `pytest --callm-model` are the same data.
 
 The caller is the simulated caller on a model config (`caller=ModelConfig`, as the benchmark plays
-it) or, offline, `OpeningCaller`: it says the task's scripted opening line, then one fixed line each
-turn, and never hangs up (the call ends when the agent ends it or at the exchange cap).
+it) or, offline (`offline_caller=`), `ScriptCaller` ("script", the default): it answers what the agent
+asks from the task's script, with no model (`pytest_callm.call.script_caller`); or `OpeningCaller`
+("opening", a smoke test): the task's opening line, then one fixed line each turn, never hanging up.
 """
 
 from __future__ import annotations
@@ -29,14 +30,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import itertools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.call.caller import CallerTurn
+# OpeningCaller and NOTHING_MORE were first defined here; they are kept importable from here.
+from pytest_callm.call.script_caller import (NOTHING_MORE, OFFLINE_CALLERS, OpeningCaller,  # noqa: F401
+                                             ScriptCaller, make_offline_caller)
 from pytest_callm.call.episode import CallLimits, Episode, Observation
 from pytest_callm.call.trajectory import Trajectory
 from pytest_callm.model.config import POLICY, ModelConfig
@@ -51,25 +53,6 @@ from pytest_callm.toolserver.client import ToolServerBusy, ToolServerError
 
 if TYPE_CHECKING:  # the client imports the openai SDK, which an offline environment never needs
     from pytest_callm.model.client import RetryPolicy
-
-OPENING = re.compile(r'Open with exactly:\s*"([^"]+)"')
-NOTHING_MORE = "I don't have anything else to add."
-
-
-class OpeningCaller:
-    """The offline caller: the task's opening line (its brief's `Open with exactly: "..."`), then
-    `NOTHING_MORE` every turn. It cannot answer questions, so it suits policies that act on the
-    task's facts (an answer-key policy, a smoke test), not learning to ask."""
-
-    def __init__(self, task: Task):
-        found = OPENING.search(task.raw.get("intent", ""))
-        self.opening = found.group(1) if found else "Hello?"
-        self.turns = 0
-
-    async def respond(self, agent_said: str) -> CallerTurn:
-        self.turns += 1
-        return CallerTurn(self.opening if self.turns == 1 else NOTHING_MORE)
-
 
 def exposure_warning(host: str, port: int, what: str) -> str | None:
     """The line a server bound beyond loopback prints: none of CALLM's servers authenticates."""
@@ -186,13 +169,16 @@ class CallEnvironment:
     `tools_in_process`: the tool server's own tool runner called on the environment's loop instead of
     over HTTP (the same tools, databases and results: the verdict is byte-identical, and a policy
     request costs the tool hop no CPU); the HTTP server stays the default, as the benchmark plays it.
+    `offline_caller`: the caller when no `caller` model is given: "script" (answers from the task's
+    script) or "opening" (its opening line, then nothing: a smoke test).
     """
 
     def __init__(self, tasks: Iterable[Path | str] | None = None, *, root: Path | str | None = None,
                  industries: Iterable[Path | str] | None = None, caller: ModelConfig | None = None,
                  caller_api_key: str | None = None, line: str = "default", limits: CallLimits = CallLimits(),
                  tool_server_url: str | None = None, concurrency: int = 256, retry: RetryPolicy | None = None,
-                 tool_server_token: str | None = None, shaped: bool = False, tools_in_process: bool = False):
+                 tool_server_token: str | None = None, shaped: bool = False, tools_in_process: bool = False,
+                 offline_caller: str = "script"):
         root = Path(root) if root is not None else benchmark_root()
         self.shaped = shaped
         self.packs = PackRegistry(list(map(Path, industries)) if industries is not None else default_industries(root))
@@ -205,7 +191,10 @@ class CallEnvironment:
         if not self.tasks:
             raise ValueError(f"no task files in {list(tasks) if tasks is not None else root / 'tasks'}")
         self.limits = limits
-        caller_factory = None if caller is not None else (lambda task, pack, attempt: OpeningCaller(task))
+        if offline_caller not in OFFLINE_CALLERS:  # a bad name fails here, not at the first reset
+            raise ValueError(f"offline_caller={offline_caller!r}: one of {', '.join(OFFLINE_CALLERS)}")
+        caller_factory = None if caller is not None else (
+            lambda task, pack, attempt: make_offline_caller(offline_caller, task, pack, attempt))
         self.runtime = Runtime(POLICY, self.packs.loaded(), tool_server_url, limits, caller_factory=caller_factory,
                                caller_config=caller, caller_api_key=caller_api_key, line=line,
                                concurrency=concurrency, retry=retry, tool_server_token=tool_server_token,

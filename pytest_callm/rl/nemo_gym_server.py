@@ -125,12 +125,13 @@ class NemoGymRoutes:
 
     def __init__(self, tasks: Iterable[Path | str] | None, industries: Iterable[Path | str], *,
                  line: str = "default", caller: ModelConfig | None = None, caller_api_key: str | None = None,
+                 offline_caller: str = "script",
                  limits: CallLimits = CallLimits(), concurrency: int = 256, tool_server_token: str | None = None,
                  shaped: bool = False, idle_s: float = IDLE_S):
         self.idle_s = idle_s
         self.settings = dict(tasks=list(tasks) if tasks is not None else None, industries=list(industries),
-                             line=line, caller=caller, caller_api_key=caller_api_key, limits=limits,
-                             concurrency=concurrency, tool_server_token=tool_server_token, shaped=shaped)
+                             line=line, caller=caller, caller_api_key=caller_api_key, offline_caller=offline_caller,
+                             limits=limits, concurrency=concurrency, tool_server_token=tool_server_token, shaped=shaped)
         # Session id (unguessable, the client's only key to its call) -> the session. The call's id is
         # no key: the call routes of this server need its token, which only its own environment holds.
         self.sessions: dict[str, Session] = {}
@@ -403,11 +404,16 @@ def aggregate_metrics(verify_responses: list[dict[str, Any]]) -> AggregateMetric
 
 def nemo_gym_server(packs: dict[str, Pack], tasks: Iterable[Path | str], *, line: str = "default",
                     port: int = 0, data_dir: Path | None = None, max_live_calls: int | None = None,
-                    token: str | None = None, shaped: bool = False, session_idle_s: float | None = None) -> ToolServer:
+                    token: str | None = None, shaped: bool = False, session_idle_s: float | None = None,
+                    caller: str | None = None, caller_base_url: str | None = None,
+                    caller_api_key_env: str | None = None, offline_caller: str = "script") -> ToolServer:
     """The tool server with the NeMo Gym routes, in a child process (not started: `.start()` or `with`).
     Its call routes need `.token` (made here unless given): only its own environment, and whoever
-    this process hands it to, can reach a call's database by its id."""
+    this process hands it to, can reach a call's database by its id. `caller`: a caller model config's
+    name or file (as `--callm-caller-model` takes it), `caller_base_url` and `caller_api_key_env`
+    overriding its own; without one, the `offline_caller` ("script" or "opening")."""
     extra = [arg for t in tasks for arg in ("--task", str(Path(t).resolve()))] + ["--line", line]
+    extra += caller_arguments(caller, caller_base_url, caller_api_key_env, offline_caller)
     if max_live_calls is not None:
         extra += ["--max-live-calls", str(max_live_calls)]
     if shaped:
@@ -438,6 +444,35 @@ def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) ->
     return rows
 
 
+def caller_arguments(caller: str | None, base_url: str | None = None, api_key_env: str | None = None,
+                     offline_caller: str = "script") -> list[str]:
+    """The command-line arguments of `main` that choose the caller."""
+    out = ["--offline-caller", offline_caller]
+    if caller:
+        out += ["--caller", caller]
+        if base_url:
+            out += ["--caller-base-url", base_url]
+        if api_key_env is not None:
+            out += ["--caller-api-key-env", api_key_env or "none"]
+    return out
+
+
+def caller_config(name: str | None, base_url: str | None, api_key_env: str | None,
+                  environ: dict[str, str]) -> tuple[ModelConfig | None, str | None]:
+    """The caller model's config and key from `main`'s arguments (None, None: the offline caller).
+    Its client is the plain httpx one (`model/plain_client.py`): NeMo Gym's own openai is enough."""
+    if not name:
+        return None, None
+    from pytest_callm.model.config import api_key_for, resolve
+
+    config = resolve(name).with_overrides(base_url, api_key_env)
+    try:
+        return config, api_key_for(config, environ)
+    except KeyError as e:
+        raise SystemExit(f"--caller {name}: its API key variable ${e.args[0]} is not set "
+                         "(set it, or --caller-api-key-env none for a server that needs no key)") from None
+
+
 def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:
     """Serve until stdin closes (as a `ToolServer` child), or until stopped (`watch_stdin=False`, as
     NeMo Gym's `ng_run` starts a server: `examples/nemo_gym/resources_servers/callm/app.py`)."""
@@ -447,14 +482,25 @@ def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:
     parser.add_argument("--line", default="default", help="the phone line: default, clean, or a profile file")
     parser.add_argument("--shaped", action="store_true",
                         help="add `shaped`, opt-in partial credit, to /verify's answer (never the reward)")
+    parser.add_argument("--caller", default=None,
+                        help="the caller's model config, a name or a file as --callm-caller-model takes it "
+                             "(default: no model; the offline caller)")
+    parser.add_argument("--caller-base-url", default=None, help="the caller model's server, over its config's")
+    parser.add_argument("--caller-api-key-env", default=None,
+                        help="the variable holding the caller model's key, over its config's ('none': no key)")
+    parser.add_argument("--offline-caller", default="script", choices=["script", "opening"],
+                        help="the caller without a model: script (answers from the task's script, the default) "
+                             "or opening (its opening line, then nothing: a smoke test)")
     parser.add_argument("--session-idle-s", type=float, default=IDLE_S,
                         help=f"when the server holds all the calls it may, a session untouched this long is closed "
                              f"to make room (default {IDLE_S:g})")
     args = parser.parse_args(argv)
     industries = sorted({str(Path(p).resolve().parent) for p in args.pack})
     token = os.environ.pop(TOKEN_ENV, None) or secrets.token_urlsafe(32)  # never a server open to every local user
+    caller, caller_api_key = caller_config(args.caller, args.caller_base_url, args.caller_api_key_env, dict(os.environ))
     routes = NemoGymRoutes(args.task, industries, line=args.line, tool_server_token=token, shaped=args.shaped,
-                           idle_s=args.session_idle_s)
+                           idle_s=args.session_idle_s, caller=caller, caller_api_key=caller_api_key,
+                           offline_caller=args.offline_caller)
 
     def ready(url: str) -> None:
         routes.prepare(url)

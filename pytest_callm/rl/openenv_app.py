@@ -6,7 +6,9 @@ environment is set by variables, since OpenEnv's runners start an app by its imp
     CALLM_TASKS         task files or folders, separated by os.pathsep (default: the benchmark's 180)
     CALLM_INDUSTRIES    pack folders, separated by os.pathsep (default: the benchmark's packs)
     CALLM_CALLER        the caller's model config, as --callm-caller-model takes it; its key from its
-                        `api_key_env` (default: the offline OpeningCaller)
+                        `api_key_env` (default: the offline caller)
+    CALLM_OFFLINE_CALLER  the caller without a model: script (default: answers from the task's
+                        script) or opening (its opening line, then nothing: a smoke test)
     CALLM_LINE          the phone line: default, clean, or a profile file (default: default)
     CALLM_MAX_SESSIONS  WebSocket sessions (episodes) at once (default 64)
 
@@ -21,11 +23,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pytest_callm.call.script_caller import OFFLINE_CALLERS
 from pytest_callm.model.config import api_key_for, resolve
 from pytest_callm.rl.environment import CallEnvironment
 from pytest_callm.rl.openenv_env import make_app
 
-VARIABLES = ("CALLM_TASKS", "CALLM_INDUSTRIES", "CALLM_CALLER", "CALLM_LINE", "CALLM_MAX_SESSIONS")
+VARIABLES = ("CALLM_TASKS", "CALLM_INDUSTRIES", "CALLM_CALLER", "CALLM_OFFLINE_CALLER", "CALLM_LINE",
+             "CALLM_MAX_SESSIONS")
 
 
 def _paths(value: str | None) -> list[Path] | None:
@@ -42,12 +46,16 @@ def build_app(environ: dict[str, str] | None = None):
             caller_api_key = api_key_for(caller, environ)
         except KeyError as e:
             raise RuntimeError(f"CALLM_CALLER={caller.name}: its API key variable ${e.args[0]} is not set") from None
+    offline_caller = environ.get("CALLM_OFFLINE_CALLER") or "script"
+    if offline_caller not in OFFLINE_CALLERS:
+        raise RuntimeError(f"CALLM_OFFLINE_CALLER={offline_caller!r}: one of {', '.join(OFFLINE_CALLERS)}")
     try:
         max_sessions = int(environ.get("CALLM_MAX_SESSIONS") or 64)
     except ValueError:
         raise RuntimeError(f"CALLM_MAX_SESSIONS={environ['CALLM_MAX_SESSIONS']!r}: a whole number") from None
     env = CallEnvironment(_paths(environ.get("CALLM_TASKS")), industries=_paths(environ.get("CALLM_INDUSTRIES")),
-                          caller=caller, caller_api_key=caller_api_key, line=environ.get("CALLM_LINE") or "default")
+                          caller=caller, caller_api_key=caller_api_key, line=environ.get("CALLM_LINE") or "default",
+                          offline_caller=offline_caller)
     try:
         built = make_app(env, max_sessions=max_sessions)
     except BaseException:

@@ -273,14 +273,16 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
                      handoff: str = "append", caller_api_key: str | None = None, limits: CallLimits | None = None,
                      tool_server_url: str | None = None, concurrency: int = 256,
                      train_tasks: Iterable[str | Path] | None = None, tools_in_process: bool = False,
-                     **kwargs) -> CallmEnv:
+                     offline_caller: str = "script", **kwargs) -> CallmEnv:
     """A verifiers environment of CALLM tasks.
 
     `industry`: keep only this industry's tasks (a name or several); `tasks`: task files, folders or
     names `industry/task_id` (default: every task under `root/tasks`); `seeds`: one row per task and
     seed (the phone line's draws depend on both); `caller`: the simulated caller's model config, or
     its name as `--callm-caller-model` takes it (its key from its `api_key_env` unless
-    `caller_api_key` is given; default the offline `OpeningCaller`); `line`: the phone line;
+    `caller_api_key` is given; it talks through the plain httpx client, `model/plain_client.py`);
+    `offline_caller`: the caller without a model, "script" (default: it answers what the policy asks
+    from the task's script) or "opening" (its opening line, then nothing: a smoke test); `line`: the phone line;
     `root`: where `tasks/` and `industries/` are (default the benchmark installed with the plugin); `industries`:
     pack folders; `handoff`: "append" or "replace" (see the module's doc); `limits`: the call's caps
     (requests per turn, exchanges). `train_tasks`: the training split's task files or folders; by default,
@@ -296,7 +298,7 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     if isinstance(caller, str):  # a name from a JSON of environment arguments (`vf-eval -a`)
         caller = resolve_config(caller)
     if caller is not None and caller_api_key is None:
-        from pytest_callm.model.client import api_key_for
+        from pytest_callm.model.config import api_key_for
 
         try:
             caller_api_key = api_key_for(caller, os.environ)
@@ -327,7 +329,7 @@ def load_environment(industry: str | Iterable[str] | None = None, tasks: Iterabl
     calls = CallEnvironment(paths + train_paths, root=root, industries=industries, caller=caller,
                             caller_api_key=caller_api_key, line=line, limits=limits or CallLimits(),
                             tool_server_url=tool_server_url, concurrency=concurrency,
-                            tools_in_process=tools_in_process)
+                            tools_in_process=tools_in_process, offline_caller=offline_caller)
     try:
         def split(folders: list[Path]) -> list[str]:
             return [n for n in calls.task_names() if (wanted is None or n.split("/")[0] in wanted)

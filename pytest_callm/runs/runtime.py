@@ -147,9 +147,16 @@ class Runtime:
                 starting = None if tool_server_url or tools_in_process else \
                     starter.submit(self._start_tool_server, packs, keep_calls, self.tool_server_token)
                 try:
-                    # An RL policy with the offline caller and line needs no client: NeMo Gym's venv
-                    # holds an openai the client refuses (tests/nemo_gym/make_venv.sh).
-                    if model_name != ORACLE and (model_name != POLICY or caller_config is not None or line_config is not None):
+                    # An RL policy's caller model talks through the plain httpx client, and with the
+                    # offline caller and line the environment needs no model client at all: NeMo Gym's
+                    # venv holds an openai the SDK client refuses (tests/nemo_gym/make_venv.sh).
+                    if model_name == POLICY and caller_config is not None:
+                        from pytest_callm.model.config import RetryPolicy
+                        from pytest_callm.model.plain_client import PlainChatModel
+
+                        self.caller_client = PlainChatModel(caller_config, caller_api_key, retry or RetryPolicy(),
+                                                            connections=concurrency)
+                    if model_name != ORACLE and (model_name != POLICY or line_config is not None):
                         from pytest_callm.model.client import OpenAIChatModel, RetryPolicy
 
                         sampler = RequestSampler(latency_sample) if latency_sample else None
@@ -160,7 +167,7 @@ class Runtime:
                         if model_name != POLICY:
                             self.client = OpenAIChatModel(model_config, api_key, retry, sampler, **pool)
                         # The caller and the line's rewriter talk through the same client, at their own configs.
-                        if caller_config is not None:
+                        if caller_config is not None and self.caller_client is None:
                             self.caller_client = OpenAIChatModel(caller_config, caller_api_key, retry, **pool)
                         if line_config is not None:
                             self.line_client = OpenAIChatModel(line_config, line_api_key, retry, **pool)

@@ -3,8 +3,9 @@ this folder, with the merged config in `NEMO_GYM_CONFIG_DICT` and this server's 
 `NEMO_GYM_CONFIG_PATH` (what `ng_run` does after building or, with `+skip_venv_if_present=true`,
 sourcing the folder's `.venv`). `requirements.txt` beside it is how `ng_run` finds this folder.
 
-It reads its host, port and CALLM's own fields (`packs`, `tasks`, `line`, `max_live_calls`, `shaped`;
-paths relative to the checkout this file is in) from that config, and serves the routes of
+It reads its host, port and CALLM's own fields (`packs`, `tasks`, `line`, `max_live_calls`, `shaped`,
+`caller`, `caller_base_url`, `caller_api_key_env`, `offline_caller`; paths relative to the checkout
+this file is in) from that config, and serves the routes of
 `pytest_callm.rl.nemo_gym_server` until stopped. The venv: the one `bash tests/nemo_gym/make_venv.sh`
 builds, linked as this folder's `.venv` (NeMo Gym pins an openai our model client refuses; the script
 says why this server does not care). See docs/rl.md, "With NeMo Gym's `ng_run`".
@@ -18,7 +19,7 @@ from pathlib import Path
 from nemo_gym.global_config import NEMO_GYM_CONFIG_PATH_ENV_VAR_NAME, get_first_server_config_dict, get_global_config_dict
 from omegaconf import OmegaConf
 
-from pytest_callm.rl.nemo_gym_server import main
+from pytest_callm.rl.nemo_gym_server import caller_arguments, main
 
 CHECKOUT = Path(__file__).resolve().parents[4]  # examples/nemo_gym/resources_servers/callm/app.py
 
@@ -37,6 +38,10 @@ def arguments(config: dict) -> list[str]:
         args += ["--max-live-calls", str(config["max_live_calls"])]
     if config.get("shaped"):
         args.append("--shaped")
+    # The caller: a model config (played through the plain httpx client, which NeMo Gym's openai does
+    # not disturb), or without one the offline caller.
+    args += caller_arguments(config.get("caller"), config.get("caller_base_url"), config.get("caller_api_key_env"),
+                             str(config.get("offline_caller") or "script"))
     return args
 
 
