@@ -137,9 +137,16 @@ class Nearest:
                 f"masked distance {1 - self.similarity:.2f}")
 
 
-def nearest_evaluation(training: list[LoadedTask], evaluation: list[LoadedTask]) -> list[Nearest]:
-    """For each training task, the evaluation task of its industry whose masked views are closest."""
-    views: dict[int, list[Views]] = {id(t): task_views(t.task, t.pack) for t in [*training, *evaluation]}
+def nearest_evaluation(training: list[LoadedTask], evaluation: list[LoadedTask],
+                       cache: dict[str, list[Views]] | None = None) -> list[Nearest]:
+    """For each training task, the evaluation task of its industry whose masked views are closest.
+    `cache`: the evaluation tasks' views by name, kept across calls (`callm generate` asks each round)."""
+    cache = {} if cache is None else cache
+    for e in evaluation:
+        if e.name not in cache:
+            cache[e.name] = task_views(e.task, e.pack)
+    views: dict[int, list[Views]] = {id(t): task_views(t.task, t.pack) for t in training}
+    views.update({id(e): cache[e.name] for e in evaluation})
     by_industry: dict[str, list[LoadedTask]] = {}
     for e in evaluation:
         by_industry.setdefault(e.task.industry, []).append(e)
