@@ -171,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def generate_main(argv: list[str]) -> int:
     from pytest_callm.authoring.generate import GenerateError, generate
+    from pytest_callm.rl.memorisation import KeyOnTask, memorised_passes
     from pytest_callm.rl.splits import clashes, load_tasks, nearest_evaluation
 
     parser = argparse.ArgumentParser(
@@ -204,15 +205,23 @@ def generate_main(argv: list[str]) -> int:
             return 2
 
         locked_views: dict = {}  # the locked suite's masked views, computed once for every round
+        player = KeyOnTask(packs.loaded())
 
         def leaks(files: list[Path]) -> dict[Path, str]:
             training, _ = load_tasks(files, packs)
             near = nearest_evaluation(training, evaluation, locked_views)
-            return {Path(c.training.task.path): f"{c.reason} {c.evaluation.name}"
-                    for c in clashes(training, evaluation, near=near)}
+            found = {Path(c.training.task.path): f"{c.reason} {c.evaluation.name}"
+                     for c in clashes(training, evaluation, near=near)}
+            for path, why in memorised_passes([n for n in near if Path(n.training.task.path) not in found],
+                                              player).items():
+                found[Path(path)] = f"memorised: {why}"
+            return found
 
-        result = generate(args.pack, args.n, args.seed, args.out, industries, leaks=leaks, locked=args.evaluation,
-                          workers=args.workers)
+        try:
+            result = generate(args.pack, args.n, args.seed, args.out, industries, leaks=leaks,
+                              locked=args.evaluation, workers=args.workers)
+        finally:
+            player.close()
     except (GenerateError, PackError, TaskError) as e:
         print(f"callm generate: {e}", file=sys.stderr)
         return 2

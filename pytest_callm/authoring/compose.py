@@ -129,9 +129,12 @@ class Scenario:
             self.bench = Bench(self.pack)
         self._player = _Player(self.bench, self.records)
 
-    def call(self, name: str, expect: dict[str, Any] | None = None, **parameters: Any) -> Any:
+    def call(self, name: str, expect: dict[str, Any] | None = None, loose: dict[str, Any] | None = None,
+             **parameters: Any) -> Any:
         """Play one call of the key through the pack's tools and keep it. `expect`: result fields the
-        draw meant ("status": "conflict"); a result that differs raises `Redraw`."""
+        draw meant ("status": "conflict"); a result that differs, or a refusal the draw did not
+        expect, raises `Redraw`. `loose`: arguments the call is played with that the key leaves free
+        (any value is right)."""
         if self._player is None:
             self.start()
         spec = self.pack.tools.get(name)
@@ -143,9 +146,11 @@ class Scenario:
             self._player.agent = spec.handoff_target
             self.steps.append(Step(call, None))
             return None
-        ok, status, data = self._player.play(name, parameters)
+        ok, status, data = self._player.play(name, {**(loose or {}), **parameters})
         call["status"] = status
         self.steps.append(Step(call, data))
+        if not ok and "status" not in (expect or {}):
+            raise Redraw(f"{name} refused with {status!r}: {data}")
         for key, want in (expect or {}).items():
             # "status" is the call's own status when it failed, else the result's field of that name
             got = status if key == "status" and not ok else \
@@ -198,8 +203,10 @@ class Scenario:
         if kind == "phone":
             digits = re.sub(r"\D", "", text)
             return phone_digits(value)[-10:] in digits
-        if kind == "date":
-            return any(_fold(f) in folded for f in date_forms(value))
+        if kind == "date":  # a day said without its year is the coming one: the agent has the calendar
+            day = dt.date.fromisoformat(str(value)[:10])
+            bare = [date_words(day, year=False), f"{MONTHS[day.month - 1]} {day.day}"]
+            return any(re.search(rf"(?<!\w){re.escape(_fold(f))}(?!\w)", folded) for f in [*date_forms(value), *bare])
         if kind in self.pack.values.tables:  # an alias table: any of its spellings of the value
             canon = self.pack.values.canonical(kind, value) or value
             variants = [canon, *self.pack.values.variants.get(kind, {}).get(canon, [])]

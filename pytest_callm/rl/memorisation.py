@@ -134,3 +134,19 @@ def memorisation(on: list[LoadedTask], memorised: list[LoadedTask], packs: dict[
     finally:
         player.close()
     return out
+
+
+def memorised_passes(near: list[Any], player: KeyOnTask) -> dict[Any, str]:
+    """For `splits.nearest_evaluation`'s answers: each training task that a memorised key passes
+    (a locked key on it, or its key on a locked task), played only where the masked keys allow it
+    (one holds every item of the other). The training task's file -> why."""
+    out = {}
+    for n in near:
+        for locked, way in n.covered:
+            if way == "theirs" and player.passes(locked, n.training):
+                out[n.training.task.path] = f"the memorised key of {locked.name} passes it"
+                break
+            if way == "ours" and player.passes(n.training, locked):
+                out[n.training.task.path] = f"its key, memorised, passes {locked.name}"
+                break
+    return out

@@ -11,6 +11,9 @@ industry, it
   mean of four views with every identity masked: key, caller script, trap rules, database changes;
   `pytest_callm.rl.scenario`) is at least `SAME_SCENARIO` (0.7).
 
+(`callm generate` also plays the memorisation check, `pytest_callm.rl.memorisation`, on each draw
+whose masked key one of an evaluation task's holds, or holds one: the keys that could pass.)
+
 For each training task it prints the nearest evaluation task by masked similarity and the distance
 (one minus the similarity), so a lab sees how far its set lies from the test, not only what fails.
 
@@ -129,6 +132,9 @@ class Nearest:
     training: LoadedTask
     evaluation: LoadedTask | None
     similarity: float
+    # Evaluation tasks whose masked key holds every item of this task's, or the other way: a memorised
+    # key (identities put in) would pass one of them. With the direction: "theirs" or "ours" covers.
+    covered: tuple[tuple[LoadedTask, str], ...] = ()
 
     def __str__(self) -> str:
         if self.evaluation is None:
@@ -154,8 +160,35 @@ def nearest_evaluation(training: list[LoadedTask], evaluation: list[LoadedTask],
     for t in training:
         pool = by_industry.get(t.task.industry, [])
         i, score = nearest(views[id(t)], [views[id(e)] for e in pool])
-        out.append(Nearest(t, pool[i] if i >= 0 else None, max(score, 0.0)))
+        covered = tuple((e, way) for e in pool for way in [covers(views[id(t)], views[id(e)])] if way)
+        out.append(Nearest(t, pool[i] if i >= 0 else None, max(score, 0.0), covered))
     return out
+
+
+def covers(ours: list[Views], theirs: list[Views]) -> str | None:
+    """"theirs" when an evaluation key could meet every masked item of one of our keys (their key,
+    played here, makes every expected call), "ours" the other way round; None when neither can.
+    Statuses are left out (a memorised key plays on whatever comes back), and a parameter one key
+    leaves free is met by any value of it."""
+    for a in ours:
+        for b in theirs:
+            if _meets(b.key, a.key):
+                return "theirs"
+            if _meets(a.key, b.key):
+                return "ours"
+    return None
+
+
+def _meets(player: Counter, expected: Counter) -> bool:
+    tools = {item[0] for item in player if len(item) == 3}
+    params = {item[:2] for item in player if len(item) == 3}
+    for item in expected:
+        if len(item) == 3 and item[1] == "status":
+            continue
+        if item in player or (len(item) == 3 and item[0] in tools and item[:2] not in params):
+            continue
+        return False
+    return True
 
 
 def clashes(training: list[LoadedTask], evaluation: list[LoadedTask], threshold: float = NEAR_IDENTICAL,
