@@ -98,6 +98,7 @@ class Scenario:
     handoff_path: list[str] = field(default_factory=list)
     parts: list[str] = field(default_factory=list)  # the sub-goals and complications composed: the scenario's shape
     traps: list[dict[str, Any]] = field(default_factory=list)  # wrong moves the task catches (`callm prove` replays them)
+    forbidden: list[str] = field(default_factory=list)  # tools the right answer never calls
     _player: _Player | None = None
 
     # -- the caller's words -------------------------------------------------------------------
@@ -237,6 +238,8 @@ class Scenario:
                          "difficulty": self.difficulty, "industry": self.pack.name},
             "traps": self.traps,
         }
+        if self.forbidden:
+            data["forbidden_tools"] = self.forbidden
         if self.records:
             data["records"] = self.records
         data["generated"] = {**generated, "scenario": self.shape()}
