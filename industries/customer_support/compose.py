@@ -6,8 +6,10 @@ quotes the new date and, when the caller agrees, confirms it. What decides the a
 both sides of each rule in tools.py: the days before the scheduled delivery (two or fewer: a change
 fee; more: none), the date wanted (within the 14 days the store can move it, a Sunday, or past the
 latest date, when the caller takes the latest date the tool offers), the fee accepted or declined.
-Complications: the caller misreads the order number and corrects it, or asks for one date, then
-changes their mind to another before agreeing.
+Before the delivery, the caller may ask a general question the store answers from its published
+words (a topic of `get_store_info`), or whether a product at home is under a recall (a model the
+seed's recalls list, or one they do not). Complications: the caller misreads the order number and
+corrects it, or asks for one date, then changes their mind to another before agreeing.
 
 (Returns are not composed: every return decision the tools allow, opened or sealed, drop-off or
 label, is a locked task's already, so a memorised locked key would pass it.)
@@ -36,6 +38,12 @@ OPENINGS = ["Hi, I need to change the delivery day for my {product}.",
             "Hello, can I move the delivery of the {product} I ordered?",
             "Hi there, the delivery day for my {product} doesn't work for me anymore.",
             "Good morning. I'd like to reschedule a delivery, the {product}."]
+TOPIC_QUESTIONS = {
+    "hours": "what time do your stores close?", "return_policy": "how long do I have to return things?",
+    "price_match": "do you match other stores' prices?", "membership": "what does Kestrel Plus cost?",
+    "protection_plans": "what do your protection plans cover?", "techcrew": "does TechCrew mount TVs?",
+    "locations": "where is your nearest store?", "contact": "how do you contact customers, by text?",
+}
 THANKS = ["Thanks, that's all.", "Great, thank you for your help.", "Perfect, that's everything."]
 
 
@@ -97,11 +105,13 @@ def compose(s: Scenario) -> None:
     s.category, s.category_slug = "Orders and delivery", "C2"
     s.title = f"{name} due in {lead} day(s), moved to a day {wish.replace('within', 'within 14 days')}" + \
               (", fee declined" if declines else ", fee agreed" if fee_due else "")
-    s.parts.append(f"delivery:{lead}:{wish}:{'fee' if fee_due else 'no fee'}:{'declined' if declines else 'agreed'}")
+    s.parts.append(f"delivery:{product['sku']}:{lead}:{wish}:{(wanted - current).days:+d}:{wanted.strftime('%a')}:"
+                   f"{'fee' if fee_due else 'no fee'}:{'declined' if declines else 'agreed'}")
     s.opening = s.pick(OPENINGS).format(product=name)
     s.say(f"You ordered the {name} from Kestrel, order {order_number}, to your home in {STATE_NAMES[state]}; "
           f"it is due on {_day(current)}.")
 
+    _side_question(s, lead, wish)
     _verify(s, account, order_number)
     s.call("transfer_to_orders")
     complication = s.pick(["none", "none", "changed day"])
@@ -146,6 +156,24 @@ def compose(s: Scenario) -> None:
         s.trap("not-confirmed", "finish-the-request", "Quotes the new day but never confirms it", ["tools", "database"],
                [{"drop": s.at("confirm_delivery_change")}])
     _close(s)
+
+
+def _side_question(s: Scenario, lead: int, wish: str) -> None:
+    """A question before the delivery: a general topic, or a recall check on a model at home."""
+    side = s.pick(["none", "none", "topic", "recall"])
+    if side == "topic":
+        topic = s.pick(sorted(TOPIC_QUESTIONS))
+        s.say(f"Before anything else, ask: \"Quick question first: {TOPIC_QUESTIONS[topic]}\"")
+        s.call("get_store_info", topic=topic)
+        s.parts.append(f"question:{topic}")
+    elif side == "recall":
+        recalled = [r["model_number"] for r in seed_rows(s.pack, "recalls")]
+        models = [p["model_number"] for p in seed_rows(s.pack, "products") if p["model_number"] not in recalled]
+        model = s.pick(recalled if s.rng.random() < 0.4 else models)
+        s.say(f"Before anything else, ask whether a product you have at home is under a recall; its model number is "
+              f"{spelled_out(model)}.")
+        s.call("check_recall", model_number=model, expect={"recalled": model in recalled})
+        s.parts.append(f"recall:{model}:{model in recalled}")
 
 
 def _verify(s: Scenario, account: dict, order_number: str) -> None:
