@@ -23,8 +23,10 @@ import importlib.util
 import itertools
 import random
 import re
+import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pytest_callm.normalize import phone as phone_digits
@@ -325,9 +327,20 @@ def load_composer(pack: Pack) -> Callable[[Scenario], None]:
     return module.compose
 
 
+@lru_cache(maxsize=8)
+def seed_tables(schema_sql: str, seed_sql: str) -> dict[str, list[dict[str, Any]]]:
+    """Every table of a pack's seeded database, as rows (read once a pack)."""
+    db = sqlite3.connect(":memory:")
+    db.row_factory = sqlite3.Row
+    db.executescript(schema_sql)
+    db.executescript(seed_sql)
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    out = {t: [dict(r) for r in db.execute(f'SELECT * FROM "{t}"')] for t in tables}
+    db.close()
+    return out
+
+
 def seed_rows(pack: Pack, table: str) -> list[dict[str, Any]]:
     """The rows of one table of the pack's seed (a pack composes from its own data)."""
-    from pytest_callm.rl.scenario import _seed_rows
-
-    return [dict(r) for r in _seed_rows(pack.schema_sql, pack.seed_sql).get(table, [])]
+    return [dict(r) for r in seed_tables(pack.schema_sql, pack.seed_sql).get(table, [])]
 

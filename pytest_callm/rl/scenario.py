@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from pytest_callm.authoring.compose import seed_tables
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
 
@@ -149,22 +149,10 @@ def traps_view(task: Task) -> Counter:
     return Counter(str(trap.get("rule")) for trap in task.traps)
 
 
-@lru_cache(maxsize=8)
-def _seed_rows(schema_sql: str, seed_sql: str) -> dict[str, list[dict[str, Any]]]:
-    db = sqlite3.connect(":memory:")
-    db.row_factory = sqlite3.Row
-    db.executescript(schema_sql)
-    db.executescript(seed_sql)
-    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
-    out = {t: [dict(r) for r in db.execute(f'SELECT * FROM "{t}"')] for t in tables}
-    db.close()
-    return out
-
-
 def changes_view(key: Task, pack: Pack, names: dict[str, str]) -> Counter:
     """The rows the expected state holds beyond the seed and the task's records, masked."""
     state = key.exp_db_state or {}
-    seed = _seed_rows(pack.schema_sql, pack.seed_sql)
+    seed = seed_tables(pack.schema_sql, pack.seed_sql)
 
     def row_item(table: str, row: dict[str, Any], columns: list[str]) -> tuple:
         return (table, *((c, json.dumps(_mask_value(row.get(c), names))) for c in columns))
