@@ -188,20 +188,21 @@ def main(argv: list[str] | None = None) -> int:
 
 def generate_main(argv: list[str]) -> int:
     from pytest_callm.authoring.generate import GenerateError, generate
-    from pytest_callm.rl.splits import clashes, load_tasks
+    from pytest_callm.rl.memorisation import KeyOnTask, memorised_passes
+    from pytest_callm.rl.splits import clashes, load_tasks, nearest_evaluation
 
     parser = argparse.ArgumentParser(
         prog="callm generate",
-        description="write training tasks: the pack's locked tasks as skeletons, every person and fact drawn "
-                    "afresh from the seed, each locked, proven and split-checked (docs/generate.md)")
+        description="write training tasks composed from the pack's own sub-goals (industries/PACK/compose.py), "
+                    "never from locked tasks; each solvable, locked, proven and split-checked (docs/generate.md)")
     parser.add_argument("pack", help="the industry pack, e.g. legal")
-    parser.add_argument("--n", type=int, required=True, help="how many tasks (spread evenly over the six categories)")
+    parser.add_argument("--n", type=int, required=True, help="how many tasks")
     parser.add_argument("--seed", type=int, required=True, help="the same seed writes the same files, byte for byte")
     parser.add_argument("--out", type=Path, default=Path("generated"),
                         help="folder to write under, as OUT/PACK/seed-S/ID/task.json (default: generated/, "
                              "outside tasks/, so never collected with the locked suite)")
     parser.add_argument("--eval", dest="evaluation", type=Path, default=None,
-                        help="the locked suite: the skeletons, and what the tasks must not leak into (default: tasks/ "
+                        help="the locked suite: what the tasks must not leak into, and whose names they never use (default: tasks/ "
                              "where it runs, else the installed suite's)")
     parser.add_argument("--industries", action="append", default=[], type=Path,
                         help="extra folder holding industry packs (repeatable)")
@@ -220,17 +221,27 @@ def generate_main(argv: list[str]) -> int:
             print("the evaluation set does not load:\n" + "\n".join(problems), file=sys.stderr)
             return 2
 
+        locked_views: dict = {}  # the locked suite's masked views, computed once for every round
+        player = KeyOnTask(packs.loaded())
+
         def leaks(files: list[Path]) -> dict[Path, str]:
             training, _ = load_tasks(files, packs)
-            return {Path(c.training.task.path): f"{c.reason} {c.evaluation.name}" for c in clashes(training, evaluation)}
+            near = nearest_evaluation(training, evaluation, locked_views)
+            found = {Path(c.training.task.path): f"{c.reason} {c.evaluation.name}"
+                     for c in clashes(training, evaluation, near=near)}
+            for path, why in memorised_passes([n for n in near if Path(n.training.task.path) not in found],
+                                              player).items():
+                found[Path(path)] = f"memorised: {why}"
+            return found
 
-        result = generate(args.pack, args.n, args.seed, args.out, industries, leaks=leaks, locked=args.evaluation,
-                          workers=args.workers)
+        try:
+            result = generate(args.pack, args.n, args.seed, args.out, industries, leaks=leaks,
+                              locked=args.evaluation, workers=args.workers)
+        finally:
+            player.close()
     except (GenerateError, PackError, TaskError) as e:
         print(f"callm generate: {e}", file=sys.stderr)
         return 2
-    for skeleton, why in sorted(result.dropped_skeletons.items()):
-        print(f"skeleton {skeleton} left out: {why}")
     rejected = ", ".join(f"{k} {v}" for k, v in sorted(result.rejected.items())) or "none"
     where = args.out / args.pack / f"seed-{args.seed}"
     print(f"{len(result.written)} of {args.n} task(s) written to {where} in {result.seconds:.0f} s "

@@ -1,13 +1,14 @@
-"""`callm generate`: training tasks with fresh people and facts, proven, and never a leak of the test.
+"""`callm generate`: training scenarios composed from each pack's sub-goals, proven, and never the test.
 
-Each pack generates one task per category (six), through the command itself, and the set is then
-judged by the same tools a user would run: `callm prove`, `callm split-check` and the oracle under
-pytest (the real tool server, which gets each task's own records when a call starts).
+Each pack composes a few tasks through the command itself, and the set is then judged by the same
+tools a user would run: `callm prove`, `callm split-check`, the memorisation check and the oracle
+under pytest (the real tool server, which gets each task's own records when a call starts).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 import sys
@@ -15,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_callm.authoring.generate import Seed, Spec
+from pytest_callm.authoring.compose import Redraw, Scenario
 from pytest_callm.authoring.lock import find_task_files
 from pytest_callm.authoring.prove import prove_run
 from pytest_callm.cli import main as callm
 from pytest_callm.normalize import phone as phone_digits
+from pytest_callm.rl.memorisation import memorisation
 from pytest_callm.rl.splits import clashes, load_tasks
 from pytest_callm.task.pack import PackRegistry, default_industries
 
@@ -27,7 +29,7 @@ pytestmark = pytest.mark.xdist_group("generate")  # its module fixture plays run
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKS = ["legal", "healthcare", "customer_support"]
-N = 6  # one per category
+N = 4
 
 
 @pytest.fixture(scope="module")
@@ -47,52 +49,21 @@ def generated(tmp_path_factory) -> dict[str, Path]:
     return {pack: _generate(out, pack, seed=1) for pack in PACKS}
 
 
-def _people(pack: str, packs: PackRegistry) -> tuple[set[str], set[str], set[str]]:
-    """The locked suite's people: names, phone digits and dates of birth (tasks and seed records)."""
-    names, phones, births = set(), set(), set()
-    for f in find_task_files([ROOT / "tasks" / pack]):
-        data = json.loads(f.read_text())
-        names.add(data["customer_name"])
-        for trait in data["traits"]:
-            value = str(trait["value"])
-            if trait["trait_name"] == "full_name":
-                names.add(value)
-            elif trait["trait_name"] == "phone":
-                phones.add(phone_digits(value)[-10:])
-            elif trait["trait_name"] == "date_of_birth":
-                births.add(value)
-    p = packs.get(pack)
-    seed = Seed.load(p)
-    for table, kinds in Spec.load(p).records.items():
-        for row in seed.rows(table):
-            for column, kind in kinds.items():
-                value = row.get(column)
-                if not value:
-                    continue
-                {"person": names, "date": births}.get(kind, set()).add(value)
-                if kind == "phone":
-                    phones.add(phone_digits(value)[-10:])
-    return names, phones, births
-
-
 def _own_words(task: dict) -> str:
-    """What a task says of its own people: everything but the expected states (the business's whole
+    """What a task says of its own people: everything but the expected state (the business's whole
     database, the seed's people included, as in every task of the pack)."""
-    task = {k: v for k, v in task.items() if k != "exp_db_state"}
-    for route in task.get("routes", []):
-        route.pop("exp_db_state", None)
-    return json.dumps(task, ensure_ascii=False)
+    return json.dumps({k: v for k, v in task.items() if k != "exp_db_state"}, ensure_ascii=False)
 
 
 @pytest.mark.parametrize("pack", PACKS)
-def test_generates_one_task_per_category_each_marked_and_outside_the_locked_suite(generated, pack):
+def test_generated_tasks_are_marked_composed_scenarios_outside_the_locked_suite(generated, pack):
     files = find_task_files([generated[pack]])
     assert len(files) == N
-    tasks = [json.loads(f.read_text()) for f in files]
-    assert sorted(t["metadata"]["category_slug"] for t in tasks) == sorted(["C1", "C2", "C3", "C4", "C5", "R"])
-    for t in tasks:
-        assert t["task_name"].startswith("gen-1-") and t["generated"]["pack"] == pack
-        assert t["generated"]["seed"] == 1 and (ROOT / "tasks" / pack / t["generated"]["skeleton"]).is_dir()
+    for f in files:
+        t = json.loads(f.read_text())
+        assert t["task_name"].startswith("gen-1-") and t["generated"]["pack"] == pack and t["generated"]["seed"] == 1
+        assert "skeleton" not in t["generated"] and t["generated"]["scenario"]  # composed, never a locked task's
+        assert t["traps"] and t["exp_db_state"]
 
 
 @pytest.mark.parametrize("pack", PACKS)
@@ -100,28 +71,31 @@ def test_generated_tasks_are_proven_with_no_problem(generated, industries, pack)
     run = prove_run([generated[pack]], industries, workers=1)
     assert len(run.tasks) == N
     assert run.problem_count == 0, [p for t in run.tasks for p in t.problems]
-    # The pack's own adversaries ran on them: every rule scored by a record met tasks here.
-    assert sum(t.as_required for t in run.rules.get(pack, {}).values()) > 0
 
 
 @pytest.mark.parametrize("pack", PACKS)
-def test_generated_tasks_share_no_id_or_answer_key_with_the_locked_suite(generated, industries, pack):
+def test_generated_tasks_clash_with_no_locked_task_and_no_memorised_locked_key_passes_them(generated, industries, pack):
     packs = PackRegistry(industries)
     training, problems = load_tasks([generated[pack]], packs)
     evaluation, _ = load_tasks([ROOT / "tasks" / pack], packs)
     assert not problems and len(training) == N
     assert clashes(training, evaluation) == []
+    played = memorisation(training, evaluation, packs.loaded())
+    assert len(played) == N and not [p.played_on.name for p in played if p.passed]
 
 
 @pytest.mark.parametrize("pack", PACKS)
-def test_no_locked_persons_name_phone_or_date_of_birth_is_in_a_generated_task(generated, industries, pack):
-    names, phones, births = _people(pack, PackRegistry(industries))
+def test_no_locked_callers_name_or_phone_is_in_a_generated_task(generated, pack):
+    names, phones = set(), set()
+    for f in find_task_files([ROOT / "tasks" / pack]):
+        data = json.loads(f.read_text())
+        names.add(data["customer_name"])
+        phones |= {phone_digits(str(t["value"]))[-10:] for t in data["traits"] if t["trait_name"] == "phone"}
     for f in find_task_files([generated[pack]]):
         text = _own_words(json.loads(f.read_text()))
         digits = set(re.findall(r"\d{10}", re.sub(r"[\s().-]", "", text)))
         assert not [n for n in names if re.search(rf"\b{re.escape(n)}\b", text)], f
         assert not phones & digits, f
-        assert not [b for b in births if b in text], f
 
 
 @pytest.mark.parametrize("pack", PACKS)
@@ -143,47 +117,63 @@ def test_the_same_seed_writes_the_same_bytes_and_another_seed_other_tasks(genera
     assert first == {f.relative_to(again): f.read_bytes() for f in find_task_files([again])}
     second = [json.loads(f.read_text()) for f in find_task_files([other])]
     assert len(second) == N
-    first_names = {json.loads(b)["customer_name"] for b in first.values()}
-    assert first_names.isdisjoint(t["customer_name"] for t in second)
+    assert {json.loads(b)["customer_name"] for b in first.values()}.isdisjoint(t["customer_name"] for t in second)
 
 
-def _locked_callers_facts(pack: str, packs: PackRegistry) -> dict[str, str]:
-    """What each locked task says of its caller's people that the business does not hold (its seed
-    database and its agents' prompts): surnames, spelled out too, phone numbers, addresses. -> task id."""
-    from pytest_callm.authoring.generate import EMAIL_IN_TEXT, PHONE_IN_TEXT
+# --- the composing engine's own checks ---------------------------------------------------------
 
-    p = packs.get(pack)
-    business = "\n".join([Seed.load(p).text, *(a.prompt for a in p.agents.values())])
-    facts: dict[str, str] = {}
-    for f in find_task_files([ROOT / "tasks" / pack]):
-        data = json.loads(f.read_text())
-        said = _own_words(data)
-        surname = data["customer_name"].split()[-1]
-        if surname.lower() not in business.lower():
-            facts[surname] = facts[" ".join(surname.upper())] = f.parent.name
-        for found in [*PHONE_IN_TEXT.findall(said), *EMAIL_IN_TEXT.findall(said)]:
-            if found.lower() not in business.lower() and phone_digits(found)[-10:] not in re.sub(r"\D", "", business):
-                facts[found] = f.parent.name
-    return facts
+@pytest.fixture(scope="module")
+def legal(industries):
+    return PackRegistry(industries).get("legal")
 
+
+def _scenario(pack) -> Scenario:
+    return Scenario(pack, random.Random(1), lambda kind: {"first": "Orrin", "last": "Kilbride"}[kind])
+
+
+def test_a_key_value_the_caller_never_says_is_unsolvable_and_named(legal):
+    s = _scenario(legal)
+    s.opening = "Hi, I'd like to talk to a lawyer."
+    s.answer("question", "name or phone number", "Orrin Kilbride, 206-555-0142.")
+    s.call("lookup_caller", full_name="Orrin Kilbride", phone="206-555-0142")
+    s.call("transfer_to_screening")
+    s.call("check_conflict", opposing_party="Tamarack Couriers")  # the caller never names the other side
+    try:
+        assert s.unsolvable() == ["check_conflict.opposing_party = 'Tamarack Couriers' (party): the caller never "
+                                  "says it and no earlier tool returns it"]
+        s.answer("question", "who the matter is against", "A company called Tamarack Couriers.")
+        assert s.unsolvable() == []
+    finally:
+        s.close()
+
+
+def test_a_tool_answer_other_than_the_draw_meant_is_redrawn(legal):
+    s = _scenario(legal)
+    s.call("lookup_caller", full_name="Orrin Kilbride", phone="206-555-0142")
+    s.call("transfer_to_screening")
+    try:
+        with pytest.raises(Redraw, match="check_conflict returned status='clear', the draw meant 'conflict'"):
+            s.call("check_conflict", opposing_party="Tamarack Couriers", expect={"status": "conflict"})
+        s.call("check_conflict", opposing_party="Marlow Freight Lines", expect={"status": "conflict"})  # in the index
+        with pytest.raises(Redraw, match="refused"):  # a refusal nobody drew
+            s.call("record_intake", practice_area="employment", state="WA", incident_date="2026-05-02", summary="x")
+    finally:
+        s.close()
+
+
+# --- the shipped training set ------------------------------------------------------------------
 
 @pytest.mark.parametrize("pack", PACKS)
-def test_the_shipped_training_tasks_say_nothing_a_locked_task_says_of_its_caller(industries, pack):
-    """A generated script once still spelled the locked caller's surname ("S O L B E R G") for a new
-    caller, kept a locked caller's work line, or an address with the old surname in it."""
-    facts = _locked_callers_facts(pack, PackRegistry(industries))
-    assert len(facts) > 10
+def test_the_shipped_training_tasks_are_composed_scenarios_many_of_them_distinct(pack):
     files = find_task_files([ROOT / "training" / pack])
     assert len(files) == 60
-    for f in files:
-        said = _own_words(json.loads(f.read_text()))
-        leaked = [(fact, where) for fact, where in facts.items()
-                  if re.search(rf"(?<![\w@.-]){re.escape(fact)}(?![\w-])", said, re.IGNORECASE)]
-        assert not leaked, f"{f.parent.name}: {leaked[:3]}"
+    scenarios = [json.loads(f.read_text())["generated"]["scenario"] for f in files]
+    assert len(set(scenarios)) >= 40  # 60 draws: repeats are rare (docs/generate.md counts the space)
 
 
-def test_a_misread_id_is_the_same_slip_made_on_the_new_id():
-    from pytest_callm.authoring.generate import _same_slip
-
-    assert _same_slip("HR-25-0519", "HR-87-0187", "HR-25-0591") == "HR-87-0178"  # the last two swapped
-    assert _same_slip("HR-25-0519", "HR-87-0187", "HR-25-0777") is None  # not a slip: drawn afresh
+def test_the_shipped_training_set_clashes_with_no_locked_task(industries):
+    packs = PackRegistry(industries)
+    training, problems = load_tasks([ROOT / "training"], packs)
+    evaluation, _ = load_tasks([ROOT / "tasks"], packs)
+    assert not problems and len(training) == 180
+    assert clashes(training, evaluation) == []

@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO
 from pytest_callm.cli import main
 from pytest_callm.rl.environment import CallEnvironment
-from pytest_callm.rl.splits import NEAR_IDENTICAL, closest_keys, load_tasks
+from pytest_callm.rl.splits import NEAR_IDENTICAL, SAME_SCENARIO, closest_keys, load_tasks
 from pytest_callm.task.pack import PackRegistry, default_industries
 
 LOCKED = REPO / "tasks"
@@ -45,9 +45,13 @@ def test_a_locked_task_copied_under_a_new_id_is_refused_naming_both_files(lab, c
     code, lines = split_check(capsys, lab)
     assert code == 2
     assert lines == [
+        f"nearest: {copy}: tasks/legal/C4-H3/task.json (legal/C4-H3), masked distance 0.00",
         f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to that of "
         "tasks/legal/C4-H3/task.json (legal/C4-H3)",
-        "1 training task(s) against 180 evaluation task(s): 1 clash(es), 0 file(s) that do not load; refused"]
+        f"clash: {copy}: scenario with identities masked is too close (masked similarity 1.00 >= {SAME_SCENARIO}, "
+        "distance 0.00) to tasks/legal/C4-H3/task.json (legal/C4-H3)",
+        "1 training task(s) against 180 evaluation task(s): 2 clash(es), 0 file(s) that do not load; refused; "
+        "masked distance to the nearest evaluation task: least 0.00, median 0.00"]
 
 
 def respell_phone(data):
@@ -58,7 +62,7 @@ def test_a_renamed_copy_with_a_value_respelled_is_still_a_copy(lab, capsys):
     copy = copy_as(lab, SAMPLE, "T7-H1", respell_phone)
     code, lines = split_check(capsys, lab)
     assert code == 2
-    assert lines[0] == (f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to that "
+    assert lines[1] == (f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to that "
                         "of tasks/legal/C4-H3/task.json (legal/C4-H3)")
 
 
@@ -68,7 +72,30 @@ def test_a_copy_with_one_value_changed_is_still_near_identical(lab, capsys):
 
     copy_as(lab, SAMPLE, "T7-H1", packet_by_text)
     code, lines = split_check(capsys, lab)
-    assert code == 2 and "(similarity 0.92 >= 0.8)" in lines[0]  # 23 of 25 items shared
+    assert code == 2 and "(similarity 0.92 >= 0.8)" in lines[1]  # 23 of 25 items shared
+
+
+def renamed(data):
+    """What `callm generate` made before issue 38: the caller, her phone, the other side and the
+    incident date redrawn everywhere they appear; the scenario kept."""
+    text = json.dumps(data)
+    for old, new in [("Clara Whitman", "Maren Holloway"), ("Clara", "Maren"), ("Whitman", "Holloway"),
+                     ("206-555-0220", "206-555-0187"), ("2065550220", "2065550187"), ("Harborline", "Tamarack"),
+                     ("2026-04-05", "2026-04-13"), ("April fifth", "April thirteenth"), ("April 5", "April 13")]:
+        text = text.replace(old, new)
+    data.clear()
+    data.update(json.loads(text))
+
+
+def test_a_renamed_copy_escapes_the_key_comparison_but_not_the_masked_one(lab, capsys):
+    copy = copy_as(lab, SAMPLE, "T7-H1", renamed)
+    code, lines = split_check(capsys, lab)
+    assert code == 2
+    assert not any("answer key is near-identical" in line for line in lines)  # five of the key's values differ
+    assert lines[:2] == [
+        f"nearest: {copy}: tasks/legal/C4-H3/task.json (legal/C4-H3), masked distance 0.00",
+        f"clash: {copy}: scenario with identities masked is too close (masked similarity 1.00 >= {SAME_SCENARIO}, "
+        "distance 0.00) to tasks/legal/C4-H3/task.json (legal/C4-H3)"]
 
 
 def test_a_copy_of_another_route_of_a_locked_task_is_refused_naming_the_route(lab, capsys):
@@ -79,7 +106,7 @@ def test_a_copy_of_another_route_of_a_locked_task_is_refused_naming_the_route(la
     copy = copy_as(lab, LOCKED / "customer_support" / "C5-H4" / "task.json", "T7-H1", take_the_route)
     code, lines = split_check(capsys, lab)
     assert code == 2
-    assert lines[0] == (f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to route "
+    assert lines[1] == (f"clash: {copy}: answer key is near-identical (similarity 1.00 >= {NEAR_IDENTICAL}) to route "
                         "cancel-and-rejoin of tasks/customer_support/C5-H4/task.json (customer_support/C5-H4)")
 
 
@@ -91,15 +118,17 @@ def test_the_locked_suite_against_itself_is_refused_task_by_task(lab, capsys):
     assert len(ids) == 180 and len(keys) == 180 + 8  # each task itself, and the four pairs that share a key
     assert "clash: tasks/legal/C4-H3/task.json: task id C4-H3 is also the evaluation task " \
            "tasks/legal/C4-H3/task.json (legal/C4-H3)" in ids
-    assert lines[-1] == "180 training task(s) against 180 evaluation task(s): 368 clash(es), 0 file(s) that do not " \
-                        "load; refused"
+    scenarios = [line for line in lines if "scenario with identities masked" in line]
+    assert len(scenarios) == 180 and all("masked similarity 1.00" in line for line in scenarios)  # each its own nearest
+    assert lines[-1] == "180 training task(s) against 180 evaluation task(s): 548 clash(es), 0 file(s) that do not " \
+                        "load; refused; masked distance to the nearest evaluation task: least 0.00, median 0.00"
 
 
 def test_a_new_task_written_with_the_authoring_tools_passes(lab, capsys):
     assert main(["new-task", str(lab / "legal" / "C4-H")]) == 0  # numbered in its own folder: C4-H1
     capsys.readouterr()
     code, lines = split_check(capsys, lab)
-    assert code == 2 and lines[0].startswith(f"clash: {lab}/legal/C4-H1/task.json: task id C4-H1 is also the "
+    assert code == 2 and lines[1].startswith(f"clash: {lab}/legal/C4-H1/task.json: task id C4-H1 is also the "
                                              "evaluation task tasks/legal/C4-H1/task.json")
     shutil.rmtree(lab / "legal" / "C4-H1")
 
@@ -109,8 +138,11 @@ def test_a_new_task_written_with_the_authoring_tools_passes(lab, capsys):
     assert main(["lock", str(path)]) == 0
     assert main(["lint", str(path)]) == 0
     capsys.readouterr()
-    assert split_check(capsys, lab) == (0, [
-        "1 training task(s) against 180 evaluation task(s): 0 clash(es), 0 file(s) that do not load; no leak found"])
+    code, lines = split_check(capsys, lab)
+    assert code == 0 and lines[-1].startswith(
+        "1 training task(s) against 180 evaluation task(s): 0 clash(es), 0 file(s) that do not load; no leak found; "
+        "masked distance to the nearest evaluation task: least ")
+    assert lines[0].startswith(f"nearest: {path}: tasks/legal/")  # another premises intake, but not this one
 
 
 def write_premises_intake(path):
