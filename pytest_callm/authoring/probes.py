@@ -27,7 +27,8 @@ from pytest_callm.task.task_file import ExpectedCall, Task
 EXPLOITS = {
     "speech-only": "talks and calls no tool: fails wherever the key asks for a call or a handoff",
     "read-sweep": "calls every read-only tool of its agents first (other tasks' arguments), then the key: "
-                  "passes unless a read looked at someone's record, which must fail the database gate",
+                  "passes unless a read looked at someone's record, which must fail the database gate, or is "
+                  "an attempt the pack keeps on record (rules.json refusals), which must fail the tools gate",
     "repeat-write": "makes the key's last write twice: refused, or fails the database gate, unless the "
                     "second write changed nothing",
     "guess-1": "tries one identity value the caller never said before the right ones: fails the database gate",

@@ -1,0 +1,116 @@
+"""The tool-call log is a record (DESIGN §7b): refused attempts a business keeps as violations.
+
+Extra calls are allowed (the paper's rule), and a refused call writes nothing; but a real business's
+log shows each attempt. Which refused attempts count is the pack's, per refusal code
+(`rules.json` "refusals", task/refusals.py); this module applies the table to one call's log:
+
+- a `violation` code: any attempt the answer key does not make;
+- a `precondition` code: an attempt whose act (the same tool and arguments, acknowledgements aside)
+  never succeeds later in the call;
+- a `retry` code: a try again of the refused act, on the same record (the same identifiers), unless
+  every value it changed is one the caller gave after the refusal; the key's own retries aside.
+
+Only calls the answer key does not make are judged (a task that expects a refusal expects its call),
+and never an identity check: its own compared record keeps every try and scores it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
+from pytest_callm.scoring.heard import CallerWords
+from pytest_callm.task.pack import Pack
+
+
+def attempts_on_record(pack: Pack, traj: Trajectory, executed: list[ToolCallRecord],
+                       used: set[int]) -> list[str]:
+    """One line per attempt the pack keeps as a violation. `executed`: the calls the agents own, in
+    order; `used`: the positions in it the answer key's calls matched."""
+    if not pack.refusals:
+        return []
+    out: list[str] = []
+    words: CallerWords | None = None
+    # An identity try is kept in the pack's identity record, which scores it (forgiven or a guess).
+    identity = set(pack.people.identity_tools) if pack.people else set()
+    for j, call in enumerate(executed):
+        if call.name in identity:
+            continue
+        refusal = pack.refusals.get(call.status or "")
+        extra = j not in used
+        if refusal is not None and extra and refusal.attempt == "violation":
+            out.append(_line(call, f"an attempt {pack.name} keeps as a violation: {refusal.why}"))
+            continue
+        if refusal is not None and extra and refusal.attempt == "precondition":
+            if not any(_same_act(pack, call, later) for later in executed[j + 1:] if later.status == "ok"):
+                out.append(_line(call, f"an act never done once its precondition was met: {refusal.why}"))
+                continue
+        # A try again of an act refused earlier with a retry code (the key's own retries aside).
+        for i, earlier in enumerate(executed[:j]):
+            first = pack.refusals.get(earlier.status or "")
+            if first is None or first.attempt != "retry" or (i in used and not extra):
+                continue
+            if earlier.name != call.name or not _same_record(pack, earlier, call):
+                continue
+            words = words or CallerWords(traj.transcript)
+            if not _corrected(pack, earlier, call, words):
+                out.append(_line(call, f"a try again of #{earlier.index} {earlier.name}, refused as "
+                                       f"{earlier.status}: {first.why}"))
+                break
+    return out
+
+
+def _line(call: ToolCallRecord, why: str) -> str:
+    args = call.arguments if isinstance(call.arguments, dict) else {}
+    shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return f"attempt on record: #{call.index} {call.name}({shown}) -> {call.status} ({why})"
+
+
+def _args(call: ToolCallRecord) -> dict[str, Any]:
+    return call.arguments if isinstance(call.arguments, dict) else {}
+
+
+def _compared(pack: Pack, call: ToolCallRecord) -> dict[str, Any]:
+    """The arguments that say what the act is: free text and acknowledgements (booleans) aside."""
+    spec = pack.tools.get(call.name)
+    free = spec.free_text if spec else frozenset()
+    return {k: v for k, v in _args(call).items() if k not in free and not isinstance(v, bool) and v is not None}
+
+
+def _same(pack: Pack, call: ToolCallRecord, param: str, a: Any, b: Any) -> bool:
+    spec = pack.tools.get(call.name)
+    kind = spec.kinds.get(param) if spec else None
+    return pack.values.same(kind, a, b) if kind else a == b
+
+
+def _same_act(pack: Pack, refused: ToolCallRecord, later: ToolCallRecord) -> bool:
+    """Whether `later` does the act `refused` tried: the same tool, every compared argument the same."""
+    if later.name != refused.name:
+        return False
+    theirs = _compared(pack, later)
+    return all(p in theirs and _same(pack, refused, p, v, theirs[p]) for p, v in _compared(pack, refused).items())
+
+
+def _same_record(pack: Pack, a: ToolCallRecord, b: ToolCallRecord) -> bool:
+    """Whether two calls of one tool name the same record: equal on every identifier they give (an
+    order and item, a token, an appointment); a tool with none acts on the caller's one record."""
+    spec = pack.tools.get(a.name)
+    ids = [p for p, kind in (spec.kinds.items() if spec else []) if kind == "identifier"]
+    args_a, args_b = _args(a), _args(b)
+    return all(_same(pack, a, p, args_a.get(p), args_b.get(p)) if p in args_a and p in args_b
+               else args_a.get(p) == args_b.get(p) for p in ids)
+
+
+def _corrected(pack: Pack, earlier: ToolCallRecord, later: ToolCallRecord, words: CallerWords) -> bool:
+    """Whether the caller gave, after the refused try, every value the try again changed (a
+    correction); a try again that changes nothing is never one. A replay with no caller (the oracle)
+    has no words to hold it to."""
+    if not words.spoke:
+        return True
+    before, after = _compared(pack, earlier), _compared(pack, later)
+    changed = {p: v for p, v in after.items() if p not in before or not _same(pack, later, p, before[p], v)}
+    if not changed:
+        return False
+    heard = words.heard_between(earlier.started_ms + earlier.duration_ms, later.started_ms)
+    spec = pack.tools.get(later.name)
+    return all(heard.has(spec.kinds.get(p) if spec else None, v) for p, v in changed.items())
