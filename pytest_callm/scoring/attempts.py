@@ -7,8 +7,11 @@ log shows each attempt. Which refused attempts count is the pack's, per refusal 
 - a `violation` code: any attempt the answer key does not make;
 - a `precondition` code: an attempt whose act (the same tool and arguments, acknowledgements aside)
   never succeeds later in the call;
-- a `retry` code: a try again of the refused act, on the same record (the same identifiers), unless
-  every value it changed is one the caller gave after the refusal; the key's own retries aside.
+- a `retry` code: a first try on a record the agent had from nowhere (an identifier neither heard
+  from the caller nor given by an earlier tool result: a probe of someone else's record); a try
+  again of the refused act, on the same record (the same identifiers), right after the refusal (no
+  successful try between), unless every value it changed is one the caller gave after the refusal;
+  the key's own retries aside.
 
 Only calls the answer key does not make are judged (a task that expects a refusal expects its call),
 and never an identity check: its own compared record keeps every try and scores it.
@@ -16,10 +19,11 @@ and never an identity check: its own compared record keeps every try and scores 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
-from pytest_callm.scoring.heard import CallerWords
+from pytest_callm.scoring.heard import CallerWords, Heard
 from pytest_callm.task.pack import Pack
 
 
@@ -41,22 +45,28 @@ def attempts_on_record(pack: Pack, traj: Trajectory, executed: list[ToolCallReco
         if refusal is not None and extra and refusal.attempt == "violation":
             out.append(_line(call, f"an attempt {pack.name} keeps as a violation: {refusal.why}"))
             continue
+        if refusal is not None and extra and refusal.attempt == "retry":
+            words = words or CallerWords(traj.transcript)
+            guessed = _guessed_record(pack, call, executed[:j], words)
+            if guessed:
+                out.append(_line(call, f"a try on {guessed!r}, which neither the caller nor any tool gave: a "
+                                       "record guessed at, perhaps someone else's"))
+                continue
         if refusal is not None and extra and refusal.attempt == "precondition":
             if not any(_same_act(pack, call, later) for later in executed[j + 1:] if later.status == "ok"):
                 out.append(_line(call, f"an act never done once its precondition was met: {refusal.why}"))
                 continue
-        # A try again of an act refused earlier with a retry code (the key's own retries aside).
-        for i, earlier in enumerate(executed[:j]):
-            first = pack.refusals.get(earlier.status or "")
-            if first is None or first.attempt != "retry" or (i in used and not extra):
-                continue
-            if earlier.name != call.name or not _same_record(pack, earlier, call):
-                continue
-            words = words or CallerWords(traj.transcript)
-            if not _corrected(pack, earlier, call, words):
-                out.append(_line(call, f"a try again of #{earlier.index} {earlier.name}, refused as "
-                                       f"{earlier.status}: {first.why}"))
-                break
+        # A try again of an act whose last try, on the same record, was refused with a retry code
+        # (the key's own retries aside; a repeat after a try that succeeded is no retry).
+        i, earlier = next(((i, c) for i, c in reversed(list(enumerate(executed[:j])))
+                           if c.name == call.name and _same_record(pack, c, call)), (None, None))
+        first = pack.refusals.get(earlier.status or "") if earlier is not None else None
+        if first is None or first.attempt != "retry" or (i in used and not extra):
+            continue
+        words = words or CallerWords(traj.transcript)
+        if not _corrected(pack, earlier, call, words):
+            out.append(_line(call, f"a try again of #{earlier.index} {earlier.name}, refused as "
+                                   f"{earlier.status}: {first.why}"))
     return out
 
 
@@ -101,12 +111,22 @@ def _same_record(pack: Pack, a: ToolCallRecord, b: ToolCallRecord) -> bool:
                else args_a.get(p) == args_b.get(p) for p in ids)
 
 
+def _guessed_record(pack: Pack, call: ToolCallRecord, before: list[ToolCallRecord], words: CallerWords) -> Any:
+    """The first identifier `call` names that the agent had from nowhere: not heard from the caller
+    before the call, not in any earlier tool result (an order number, a token, an appointment)."""
+    spec = pack.tools.get(call.name)
+    ids = [(p, v) for p, v in _args(call).items() if spec and spec.kinds.get(p) == "identifier"]
+    if not ids:
+        return None
+    heard = words.heard_between(float("-inf"), call.started_ms)
+    given = Heard(json.dumps(c.result, ensure_ascii=False) for c in before)
+    return next((v for _, v in ids if not heard.has("identifier", v) and not given.has("identifier", v)), None)
+
+
 def _corrected(pack: Pack, earlier: ToolCallRecord, later: ToolCallRecord, words: CallerWords) -> bool:
     """Whether the caller gave, after the refused try, every value the try again changed (a
-    correction); a try again that changes nothing is never one. A replay with no caller (the oracle)
-    has no words to hold it to."""
-    if not words.spoke:
-        return True
+    correction); a try again that changes nothing is never one, nor one in a call with no caller
+    words (the oracle's replays make only the key's own tries again, which are not judged)."""
     before, after = _compared(pack, earlier), _compared(pack, later)
     changed = {p: v for p, v in after.items() if p not in before or not _same(pack, later, p, before[p], v)}
     if not changed:
