@@ -19,14 +19,16 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 # stated strength or form must agree; a pharmacy is a place. And the words gate beside the paper's three
 # gates (issue 36): what the agent says and writes read against what the call established (rule classes,
 # claims, results, invented facts, disclosure, free text for its purpose); the paper's three-gate figures
-# are printed beside. callm-2026.12.2's verdicts are not comparable with it.
+# are printed beside. callm-2026.12.2's verdicts are not comparable with it. The tool-call log is a
+# record (issue 37, item 1): refused attempts each pack's rules.json "refusals" keeps on record fail
+# the tools gate.
 RELEASE = {
     "name": "callm-2026.12.3",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "71ce79da5e848eae6e904c714212dd66439c6816567d0685fbf14c9aba482b95",
+    "verifier_sha256": "55ae664bd477cd1275a468218a582b55120e3757b07aa421cdf2edd460e291b9",
     "attempts": 5,
 }
 

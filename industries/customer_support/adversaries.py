@@ -627,6 +627,26 @@ def cancels_before_booking(key: Key):
     return out or None
 
 
+@adversaries.rule("move-book-first")
+def cancels_on_a_hold(key: Key):
+    """moves an appointment by cancelling the old one once the new slot is only held, before it is
+    confirmed (a hold lapses, and the caller may still decline it)"""
+    results = _results(key)
+    out = []
+    for c in key.indexes("cancel_service_appointment"):
+        if results[c][0] != "ok":
+            continue
+        confirm = next((i for i in key.indexes("confirm_service_appointment") if i < c and results[i][0] == "ok"), None)
+        hold = next((i for i in key.indexes("hold_service_slot") if confirm is not None and i < confirm
+                     and results[i][0] == "ok"), None)
+        if hold is None:
+            continue
+        changes = [drop(c), insert(confirm, "cancel_service_appointment", **key.call(c).parameters)]
+        if _lands(key, changes):
+            out.append(key.edit(*changes, label="cancels the old appointment on a hold, then confirms the new one"))
+    return out or None
+
+
 @adversaries.rule("booking-agreed")
 def booking_unagreed(key: Key):
     """books a hold the caller moved on from, books though the caller declined, or cancels an

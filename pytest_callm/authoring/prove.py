@@ -507,6 +507,7 @@ def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
         return
     refused = r.refused_with is not None and any(s == r.refused_with and n in r.edited for n, s in o.statuses)
     failed = set(o.failed_gates)
+    _count_violation_codes(run, proof, o)
     if refused or (r.gates and set(r.gates) <= failed):
         tally.as_required += 1
         note = "refused" if refused else "failed " + ", ".join(sorted(failed, key=GATES.index))
@@ -516,6 +517,23 @@ def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
     wanted = f"refused with {r.refused_with!r}" if r.refused_with else f"fail {', '.join(r.gates)}"
     proof.problems.append(f"rule {r.label}: must {wanted}, but {'passes' if o.passed else 'fails ' + ', '.join(o.failed_gates)}"
                           f" ({one_line(o)})")
+
+
+def _count_violation_codes(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
+    """A rule's adversary whose edited call meets a code the pack's refusal table always keeps on
+    record (`violation`) is that code's adversary too: it must fail the tools gate."""
+    refusals = o.replay.pack.refusals
+    met = {s for n, s in o.statuses if n in o.replay.edited and s in refusals and refusals[s].attempt == "violation"}
+    for code in sorted(met):
+        tally = tally_of(run.refusals, o.replay.pack.name, code)
+        tally.tasks.add(o.replay.task.task_id)
+        if "tools" in o.failed_gates:
+            tally.as_required += 1
+            tally.notes["a rule's adversary: fails tools"] = tally.notes.get("a rule's adversary: fails tools", 0) + 1
+        else:
+            tally.problems += 1
+            proof.problems.append(f"rule {o.replay.label}: meets {code} (a violation in rules.json \"refusals\"), "
+                                  f"but the tools gate passes")
 
 
 def _judge_attempt(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
