@@ -28,7 +28,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "55ae664bd477cd1275a468218a582b55120e3757b07aa421cdf2edd460e291b9",
+    "verifier_sha256": "73b2196c3341236840814bdeaf9958e5cd14e5fbb302c74aeff47decbc76d2c6",
     "attempts": 5,
 }
 

@@ -647,6 +647,22 @@ def cancels_on_a_hold(key: Key):
     return out or None
 
 
+@adversaries.rule("no-confirm-of-a-given-up-hold")
+def confirms_a_given_up_hold(key: Key):
+    """confirms the first hold after the caller moved on to another slot (holding it released the first)"""
+    results = _results(key)
+    holds = [i for i in key.indexes("hold_service_slot") if results[i][0] == "ok"]
+    confirms = [c for c in key.indexes("confirm_service_appointment")
+                if results[c][0] == "ok" and len(holds) >= 2 and holds[1] < c]
+    if not confirms:
+        return None
+    token = (results[holds[0]][1] or {}).get("hold_token")
+    if not token:
+        return None
+    return key.edit(insert(confirms[0], "confirm_service_appointment", hold_token=token),
+                    label="confirms the slot the caller gave up, then the one they chose")
+
+
 @adversaries.rule("booking-agreed")
 def booking_unagreed(key: Key):
     """books a hold the caller moved on from, books though the caller declined, or cancels an

@@ -743,6 +743,20 @@ def cancel_before_new_time(key: Key):
     return out or None
 
 
+@adversaries.rule("no-confirm-of-a-given-up-hold")
+def confirms_a_given_up_hold(key: Key):
+    """confirms the first hold after the caller moved on to another slot (holding it released the first)"""
+    holds = _ok(key, "hold_evaluation_slot")
+    confirms = [c for c in _ok(key, "confirm_evaluation") if len(holds) >= 2 and holds[1] < c]
+    if not confirms:
+        return None
+    token = _hold_token_at(key, holds[0], key.call(holds[0]).parameters["slot_id"])
+    if not token:
+        return None
+    return key.edit(insert(confirms[0], "confirm_evaluation", hold_token=token),
+                    label="confirms the slot the caller gave up, then the one they chose")
+
+
 @adversaries.rule("no-late-cancel-retry")
 def late_cancel(key: Key):
     late = [i for i in key.indexes("cancel_evaluation") if key.status(i) == "too_late_to_cancel"]

@@ -17,9 +17,10 @@ code its tools refuse with, what an attempt that meets it is:
                   later in the call, its precondition met (a first try before verifying, then
                   verifying); on record when it never does (an act on a locked or flagged caller's
                   record, a text to a number that is not the patient's).
-- `retry`         the first refusal is harmless (the agent could not have foreseen it); a try again
-                  of the same act on the same record is on record, unless every value it changed is
-                  one the caller gave after the refusal (a correction).
+- `retry`         the first refusal is harmless (the agent could not have foreseen it), unless it
+                  names a record nobody gave; a try again of the same act on the same record is on
+                  record, unless every value it changed is one the caller gave (a correction) or one
+                  the refusal offered.
 - `violation`     every attempt is on record (a slot the caller gave up, another caller's token).
 
 A code a pack does not list is harmless (the paper's rule: extra calls are allowed); `callm prove`
