@@ -337,9 +337,11 @@ def test_the_invisible_characters_policy_earns_0_wherever_the_key_passes_a_name(
 
 
 def test_the_probe_then_the_key_policy_earns_0_wherever_its_probe_is_kept_on_record(env):
-    """Before the key's first act, the same act with one value one off (a probe), then the key: where
-    the tool refuses the probe with a code the pack keeps on record (rules.json "refusals": not a
-    harmless one), the probe costs the reward; an RL policy must not learn that probing is free."""
+    """Before the key's first act, the same act with one value one off, then two off (probing for the
+    value that works), then the key. Where the tool refuses the first probe with a code the pack does
+    not call harmless (rules.json "refusals"), the probing costs the reward: a second try after a
+    refusal with a value nobody gave, or a record nobody gave, is on record. An RL policy must not
+    learn that probing is free."""
     from pytest_callm.authoring.replay import one_off
 
     policies = []
@@ -351,12 +353,18 @@ def test_the_probe_then_the_key_policy_earns_0_wherever_its_probe_is_kept_on_rec
             if spec.kind != "industry" or call.name in identity or spec.ends_call or call.status != "ok":
                 continue
             props = spec.parameters.get("properties", {})
-            probes = [{**call.parameters, p: off} for p, v in call.parameters.items() if p not in spec.free_text
-                      and (off := one_off(v, spec.kinds.get(p), props.get(p, {}))) is not None
-                      and not pack.validation_errors(call.name, {**call.parameters, p: off})]
+            probes = []
+            for p, v in call.parameters.items():
+                kind, schema = spec.kinds.get(p), props.get(p, {})
+                first = None if p in spec.free_text else one_off(v, kind, schema)
+                second = None if first is None else one_off(first, kind, schema)
+                if second is not None and second != v and all(
+                        not pack.validation_errors(call.name, {**call.parameters, p: x}) for x in (first, second)):
+                    probes = [{**call.parameters, p: first}, {**call.parameters, p: second}]
+                    break
             if probes:
-                change = {"insert": i, "call": {"name": call.name, "parameters": probes[0]}}
-                policies.append((n, call.name, probes[0], _policy_of(task, pack, [change])))
+                changes = [{"insert": i, "call": {"name": call.name, "parameters": q}} for q in probes]
+                policies.append((n, call.name, probes[0], _policy_of(task, pack, changes)))
                 break
     played = gather_on(env, [play_policy(env, n, p) for n, _, _, p in policies])
     applies, earned = 0, []
