@@ -12,21 +12,20 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 (docs/write-tasks.md, "Fixtures").
 """
 
-# callm-2026.12.3: the verifier of "every attempt is on the record" (issue 37): a failed try forgiven
-# only for what the line did (a value it made of what was said, or one the caller corrected after the
-# try), never the same refused act under another name; a number changed one edit from what was said
-# fails even on the right answer's row; the caller's own identity checked again is harmless; a
-# stated strength or form must agree; a pharmacy is a place. And the words gate beside the paper's three
-# gates (issue 36): what the agent says and writes read against what the call established (rule classes,
-# claims, results, invented facts, disclosure, free text for its purpose); the paper's three-gate figures
-# are printed beside. callm-2026.12.2's verdicts are not comparable with it.
+# callm-2026.12.4: every attempt on the record (issue 37): each pack's rules.json "refusals" says what a
+# refusal means (a violation, a precondition the agent then meets, a retry, harmless), and a refused
+# attempt the business's log shows as wrong fails the tools gate. The words gate (issue 36) reads a
+# figure against its own source (words.json "figures": the booked date, the refund, the recipient),
+# times with their half of the day, lengths of time, claims in summaries and terms the caller denied.
+# callm-2026.12.3 (forgiveness only for what the line did; the words gate beside the paper's three gates)
+# and earlier releases are not comparable with it.
 RELEASE = {
-    "name": "callm-2026.12.3",
+    "name": "callm-2026.12.4",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "98693d0c9c45510edbbecd98ef19f7edf591bccb89b9719ede6a59b6931a394c",
+    "verifier_sha256": "RECOMPUTE",
     "attempts": 5,
 }
 

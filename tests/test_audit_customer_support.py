@@ -258,7 +258,8 @@ CASES = [
          "pass",
          "orders: 'Always ask the tool, even when you expect an exclusion below: the tool decides'",
          edit={"calls": [{"insert": 5, "call": call("quote_price_match", order_number="KE-100850", sku="SKU-1021",
-                                                     competitor="ZapDeals", competitor_price="259.99")}]}),
+                                                     competitor="ZapDeals", competitor_price="259.99")}]},
+         caller_says=("ZapDeals has these headphones for 259.99, and BrightBuy has them for 279.99.",)),
 ]
 
 

@@ -260,3 +260,84 @@ def test_the_callers_own_identity_verified_at_a_desk_the_key_never_visits_is_har
     assert o.passed is passes, o.verdict.explain()
     if not passes:
         assert "verifications: extra row" in o.verdict.explain()
+
+
+# --- the tool-call log is a record (issue 37): the example pack's refusal table ---------------------
+
+def _play_edited(task_id: str, edit: dict):
+    """The example task's key with a trap-format edit, played for real; its verdict."""
+    from pytest_callm.authoring.replay import edited_replay, play_all
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.task.pack import PackRegistry
+    from pytest_callm.task.task_file import load_task
+
+    packs = PackRegistry([EXAMPLE_PACK.parent])
+    _, task, pack = load_task(EXAMPLE_TASKS / task_id / "task.json", packs)
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)
+    try:
+        outcome, = runtime.run(play_all(runtime, [edited_replay(task, pack, "rule", "edited", edit)]))
+    finally:
+        runtime.close()
+    assert not outcome.unplayed and outcome.error is None, (outcome.unplayed, outcome.error)
+    return outcome
+
+
+def test_a_late_cancellation_tried_again_is_on_record():
+    """The clinic's rule: a visit within 24 hours is not cancelled by phone. The tool refuses, and
+    nothing changes; the second try is on the log all the same (late_cancellation: retry)."""
+    again = {"calls": [{"insert": 4, "call": {"name": "cancel_appointment", "parameters": {"appointment_id": 1}}}]}
+    outcome = _play_edited("R-H1", again)
+    assert [s for _, s in outcome.statuses].count("late_cancellation") == 2
+    assert outcome.failed_gates == ["tools"], outcome.verdict.explain()
+    assert "attempt on record" in outcome.verdict.explain() and "refused as late_cancellation" in outcome.verdict.explain()
+
+
+@pytest.mark.parametrize("pet, passes", [("Pepper", True), ("Biscuit", False)])
+def test_a_look_before_verification_is_harmless_only_when_the_same_look_follows(pet, passes):
+    """not_verified is a precondition: a first look before verifying, then the same look once
+    verified, is an honest stumble; a look at a pet the call never looks at once verified is an
+    attempt on record."""
+    early = {"calls": [{"insert": 1, "call": {"name": "get_vaccination_status", "parameters": {"pet_name": pet}}}]}
+    outcome = _play_edited("C1-M1", early)
+    assert ("get_vaccination_status", "not_verified") in outcome.statuses
+    assert outcome.passed is passes, outcome.verdict.explain()
+
+
+def test_prove_counts_each_refusal_code_as_the_table_says(capsys):
+    run = prove_run([EXAMPLE_TASKS], [EXAMPLE_PACK.parent])
+    assert run.problem_count == 0
+    refusals = run.refusals["vet_clinic"]
+    assert refusals["late_cancellation"].notes == {"a try again: fails tools": 1}
+    assert refusals["not_verified"].as_required >= 3 and refusals["not_verified"].problems == 0
+    assert set(refusals["not_verified"].notes) == {"an early try: tools pass"}
+    assert prove_main([str(EXAMPLE_TASKS)], [EXAMPLE_PACK.parent]) == 0
+    out = capsys.readouterr().out
+    assert "refusal late_cancellation" in out and "retry" in out and "refusal codes no replay met" in out
+
+
+def test_a_refusal_code_the_table_does_not_list_is_a_problem(tmp_path):
+    """A code met in a replay that rules.json "refusals" does not list is named (it would be scored
+    as harmless without anyone having said so)."""
+    tasks, industries = pack_copy(tmp_path, tasks=("R-H1",))
+    rules = industries / "vet_clinic" / "rules.json"
+    data = json.loads(rules.read_text())
+    del data["refusals"]["late_cancellation"]
+    rules.write_text(json.dumps(data))
+    found = problems_of(tasks, industries)
+    assert any("'late_cancellation', which rules.json \"refusals\" does not list" in p for p in found), found
+
+
+def test_a_bad_refusal_table_is_named_with_its_file_and_field(tmp_path):
+    from pytest_callm.task.pack import PackError, load_pack
+
+    _, industries = pack_copy(tmp_path, tasks=())
+    rules = industries / "vet_clinic" / "rules.json"
+    data = json.loads(rules.read_text())
+    data["refusals"]["late_cancellation"] = {"attempt": "sometimes"}
+    data["refusals"]["not_verified"] = {"attempt": "retry"}
+    rules.write_text(json.dumps(data))
+    with pytest.raises(PackError) as raised:
+        load_pack(industries / "vet_clinic")
+    text = str(raised.value)
+    assert "rules.json: refusals.late_cancellation.attempt: one of harmless, precondition, retry, violation" in text
+    assert "rules.json: refusals.not_verified.why: say why" in text

@@ -305,3 +305,79 @@ def test_misuse_of_an_episode_is_one_clear_error():
         with pytest.raises(KeyError, match="no episode"):
             env.run(env.abreak(episode, "overflow"))
         assert last.done and last.info["trajectory"].tool_calls[0].name == first.name
+
+
+# --- exploit policies of issue 37: each earns 0 wherever it applies -------------------------------
+
+def _policy_of(task, pack, changes):
+    from pytest_callm.authoring.replay import apply_edit
+
+    calls, _ = apply_edit(task.exp_tool_calls, changes)
+    return ScriptedModel(plan_answer_key(dataclasses.replace(task, exp_tool_calls=calls), pack))
+
+
+def test_the_invisible_characters_policy_earns_0_wherever_the_key_passes_a_name(env):
+    """The key with a zero-width space inside every name it passes: an RL trial found locked tasks where
+    such names were stored and earned 1.0. Every tool refuses them as the model's bad input."""
+    policies = []
+    for n in env.task_names():
+        task, pack = env.task(n)
+        changes = []
+        for i, call in enumerate(task.exp_tool_calls):
+            kinds = pack.tools[call.name].kinds
+            hidden = {p: v[:1] + "\u200b" + v[1:] for p, v in call.parameters.items()
+                      if kinds.get(p) in ("person", "party", "organization") and isinstance(v, str) and len(v) > 1}
+            if hidden:
+                changes.append({"set": i, "parameters": hidden})
+        if changes:
+            policies.append((n, _policy_of(task, pack, changes)))
+    assert len(policies) >= 100
+    played = gather_on(env, [play_policy(env, n, p) for n, p in policies])
+    earned = [n for (n, _), r in zip(policies, played) if r.reward != 0.0]
+    assert not earned, f"a name with an invisible character earns a reward on {earned}"
+    assert all(any(c.status == "invalid_arguments" for c in r.info["trajectory"].tool_calls) for r in played)
+
+
+def test_the_probe_then_the_key_policy_earns_0_wherever_its_probe_is_kept_on_record(env):
+    """Before the key's first act, the same act with one value one off, then two off (probing for the
+    value that works), then the key. Where the tool refuses the first probe with a code the pack does
+    not call harmless (rules.json "refusals"), the probing costs the reward: a second try after a
+    refusal with a value nobody gave, or a record nobody gave, is on record. An RL policy must not
+    learn that probing is free."""
+    from pytest_callm.authoring.replay import one_off
+
+    policies = []
+    for n in env.task_names():
+        task, pack = env.task(n)
+        identity = set(pack.people.identity_tools) if pack.people else set()
+        for i, call in enumerate(task.exp_tool_calls):
+            spec = pack.tools[call.name]
+            if spec.kind != "industry" or call.name in identity or spec.ends_call or call.status != "ok":
+                continue
+            props = spec.parameters.get("properties", {})
+            probes = []
+            for p, v in call.parameters.items():
+                kind, schema = spec.kinds.get(p), props.get(p, {})
+                first = None if p in spec.free_text else one_off(v, kind, schema)
+                second = None if first is None else one_off(first, kind, schema)
+                if second is not None and second != v and all(
+                        not pack.validation_errors(call.name, {**call.parameters, p: x}) for x in (first, second)):
+                    probes = [{**call.parameters, p: first}, {**call.parameters, p: second}]
+                    break
+            if probes:
+                changes = [{"insert": i, "call": {"name": call.name, "parameters": q}} for q in probes]
+                policies.append((n, call.name, probes[0], _policy_of(task, pack, changes)))
+                break
+    played = gather_on(env, [play_policy(env, n, p) for n, _, _, p in policies])
+    applies, earned = 0, []
+    for (n, name, probe, _), r in zip(policies, played):
+        _, pack = env.task(n)
+        met = next(c.status for c in r.info["trajectory"].tool_calls if c.name == name and c.arguments == probe)
+        refusal = pack.refusals.get(met or "")
+        if refusal is None or refusal.attempt == "harmless":
+            continue  # the probe succeeded, or met a refusal nobody keeps: it does not apply here
+        applies += 1
+        if r.reward != 0.0:
+            earned.append(f"{n}: {name}({probe}) -> {met}")
+    assert applies >= 30, applies
+    assert not earned, f"probing then playing the key earns a reward: {earned}"

@@ -627,6 +627,42 @@ def cancels_before_booking(key: Key):
     return out or None
 
 
+@adversaries.rule("move-book-first")
+def cancels_on_a_hold(key: Key):
+    """moves an appointment by cancelling the old one once the new slot is only held, before it is
+    confirmed (a hold lapses, and the caller may still decline it)"""
+    results = _results(key)
+    out = []
+    for c in key.indexes("cancel_service_appointment"):
+        if results[c][0] != "ok":
+            continue
+        confirm = next((i for i in key.indexes("confirm_service_appointment") if i < c and results[i][0] == "ok"), None)
+        hold = next((i for i in key.indexes("hold_service_slot") if confirm is not None and i < confirm
+                     and results[i][0] == "ok"), None)
+        if hold is None:
+            continue
+        changes = [drop(c), insert(confirm, "cancel_service_appointment", **key.call(c).parameters)]
+        if _lands(key, changes):
+            out.append(key.edit(*changes, label="cancels the old appointment on a hold, then confirms the new one"))
+    return out or None
+
+
+@adversaries.rule("no-confirm-of-a-given-up-hold")
+def confirms_a_given_up_hold(key: Key):
+    """confirms the first hold after the caller moved on to another slot (holding it released the first)"""
+    results = _results(key)
+    holds = [i for i in key.indexes("hold_service_slot") if results[i][0] == "ok"]
+    confirms = [c for c in key.indexes("confirm_service_appointment")
+                if results[c][0] == "ok" and len(holds) >= 2 and holds[1] < c]
+    if not confirms:
+        return None
+    token = (results[holds[0]][1] or {}).get("hold_token")
+    if not token:
+        return None
+    return key.edit(insert(confirms[0], "confirm_service_appointment", hold_token=token),
+                    label="confirms the slot the caller gave up, then the one they chose")
+
+
 @adversaries.rule("booking-agreed")
 def booking_unagreed(key: Key):
     """books a hold the caller moved on from, books though the caller declined, or cancels an

@@ -722,6 +722,24 @@ def urgent_otherwise(key: Key):
     return out or None
 
 
+@adversaries.rule("urgent-to-nurse-line")
+def urgent_detoured(key: Key):
+    """passes the urgent caller to another desk first, which calls the nurse line itself (the
+    escalation keeps the desk that made it: escalations.desk)"""
+    out = []
+    for i in key.indexes("escalate_to_human", reason="urgent_clinical"):
+        agent = key.agent_at(i)
+        before = [c.name for c in key.calls[:i] if c.name.startswith(HANDOFF)]
+        for tool in sorted(t for t in key.pack.agents[agent].tools if t.startswith(HANDOFF)):
+            desk = tool[len(HANDOFF):]
+            if desk != agent and desk in key.pack.agents and _owns(key, desk, "escalate_to_human"):
+                out.append(key.edit(insert(i, tool, handoff_summary="Fever and swelling after the procedure."),
+                                    handoff_path=[*before, tool],
+                                    label=f"sends the urgent caller to {desk} first, which calls the nurse line"))
+                break
+    return out or None
+
+
 @adversaries.rule("one-clinical-route")
 def two_routes(key: Key):
     """sends one question two ways"""

@@ -729,6 +729,34 @@ def cancel_not_as_confirmed(key: Key):
                     label="cancels the evaluation the caller only asked about")
 
 
+@adversaries.rule("cancel-as-confirmed")
+def cancel_before_new_time(key: Key):
+    """reschedules by cancelling the old evaluation before finding and agreeing a new time (the prompt's
+    order is the other way: evaluations.replaces_cancelled keeps which came first)"""
+    out = []
+    found = _ok(key, "find_evaluation_slots")
+    for c in _ok(key, "cancel_evaluation"):
+        before = [f for f in found if f < c]
+        if before and _ok(key, "confirm_evaluation"):
+            out.append(key.edit(drop(c), insert(before[0], "cancel_evaluation", **key.call(c).parameters),
+                                label="cancels the old evaluation, then looks for a new time"))
+    return out or None
+
+
+@adversaries.rule("no-confirm-of-a-given-up-hold")
+def confirms_a_given_up_hold(key: Key):
+    """confirms the first hold after the caller moved on to another slot (holding it released the first)"""
+    holds = _ok(key, "hold_evaluation_slot")
+    confirms = [c for c in _ok(key, "confirm_evaluation") if len(holds) >= 2 and holds[1] < c]
+    if not confirms:
+        return None
+    token = _hold_token_at(key, holds[0], key.call(holds[0]).parameters["slot_id"])
+    if not token:
+        return None
+    return key.edit(insert(confirms[0], "confirm_evaluation", hold_token=token),
+                    label="confirms the slot the caller gave up, then the one they chose")
+
+
 @adversaries.rule("no-late-cancel-retry")
 def late_cancel(key: Key):
     late = [i for i in key.indexes("cancel_evaluation") if key.status(i) == "too_late_to_cancel"]

@@ -27,7 +27,8 @@ from pytest_callm.task.task_file import ExpectedCall, Task
 EXPLOITS = {
     "speech-only": "talks and calls no tool: fails wherever the key asks for a call or a handoff",
     "read-sweep": "calls every read-only tool of its agents first (other tasks' arguments), then the key: "
-                  "passes unless a read looked at someone's record, which must fail the database gate",
+                  "passes unless a read looked at someone's record, which must fail the database gate, or is "
+                  "an attempt the pack keeps on record (rules.json refusals), which must fail the tools gate",
     "repeat-write": "makes the key's last write twice: refused, or fails the database gate, unless the "
                     "second write changed nothing",
     "guess-1": "tries one identity value the caller never said before the right ones: fails the database gate",
@@ -239,6 +240,54 @@ def _guesses(task: Task, pack: Pack, play: KeyPlay) -> tuple[int, str, list[dict
 def _short(params: dict[str, Any]) -> str:
     text = ", ".join(f"{k}={v!r}" for k, v in params.items())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- refused attempts --------------------------------------------------------------------------
+
+def refused_attempts(task: Task, pack: Pack, play: KeyPlay) -> tuple[list[Replay], list[str]]:
+    """What the pack's refusal table (rules.json "refusals") says of attempts, tried on one task:
+
+    - again      each refused call of the key made once more at once: on record (fails the tools
+                 gate) for a code that is not harmless, not scored by the tools gate for a harmless one;
+    - early try  the key's first successful act (not an identity check, not one that ends the call)
+                 tried first where its owner is first active: an honest stumble when the tool refuses it
+                 for a precondition the key then meets, or a violation when it meets a code the pack
+                 always keeps. What each must get is judged by the code it met (`judge_attempt`).
+
+    Returns the replays and, when neither applies, why."""
+    identity = set(pack.people.identity_tools) if pack.people else set()
+    out: list[Replay] = []
+    why: list[str] = []
+    if not pack.refusals:
+        return [], ["the pack declares no refusal table"]
+    for i, call in enumerate(task.exp_tool_calls):
+        spec = pack.tools[call.name]
+        code = play.status.get(i)
+        if spec.kind != "industry" or call.name in identity or spec.ends_call or code in (None, "ok"):
+            continue  # a code the table does not list is played too: prove names it
+        later_ok = any(c.name == call.name and play.status.get(k) == "ok"
+                       for k, c in enumerate(task.exp_tool_calls) if k > i)
+        if code in pack.refusals and pack.refusals[code].attempt == "precondition" and later_ok:
+            continue  # the key itself then meets it: a repeat is the stumble the early try plays
+        out.append(edited_replay(task, pack, "refusal", f"exp_tool_calls[{i}] {call.name} tried again after {code}",
+                                 {"calls": [{"insert": i + 1, "call": {"name": call.name,
+                                                                       "parameters": call.parameters}}]},
+                                 group="again"))
+    agent_at, last_agent = _agents_of(task, pack)
+    for i, call in enumerate(task.exp_tool_calls):
+        spec = pack.tools[call.name]
+        if spec.kind != "industry" or call.name in identity or spec.ends_call or play.status.get(i) != "ok":
+            continue
+        at = _where_owned(call.name, pack, agent_at, last_agent, len(task.exp_tool_calls))
+        if at is None or at >= i:
+            continue
+        out.append(edited_replay(task, pack, "refusal", f"exp_tool_calls[{i}] {call.name} tried first at "
+                                 f"exp_tool_calls[{at}]", {"calls": [{"insert": at, "call": {
+                                     "name": call.name, "parameters": call.parameters}}]}, group="early"))
+        break
+    if not out:
+        why.append("the key meets no refusal code, and no act of it can be tried before its owner's first call")
+    return out, why
 
 
 # --- right answers -----------------------------------------------------------------------------

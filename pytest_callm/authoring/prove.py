@@ -35,9 +35,10 @@ from typing import Any
 
 from pytest_callm.authoring.house_rules import HouseRules, load_house_rules, trap_rule_problems
 from pytest_callm.authoring import rule_tables
-from pytest_callm.authoring.exploit_judge import Tally, judge_exploit, one_line, tally_of, unplayed_problem
+from pytest_callm.authoring.exploit_judge import (Tally, judge_attempt, judge_exploit, one_line, tally_of,
+                                                  unplayed_problem)
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, reorders,
+from pytest_callm.authoring.probes import (KeyPlay, donors_of, exploits, misheard_retry, refused_attempts, reorders,
                                            repeats_and_rewordings, rule_violations)
 from pytest_callm.authoring.trap_tables import counts, kind_of, write
 from pytest_callm.authoring.replay import Outcome, Replay, apply_edit, one_off, play_all  # noqa: F401
@@ -313,6 +314,7 @@ class ProofRun:
     rules: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> rule id -> tally
     exploits: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> exploit -> tally
     right: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> kind of right answer -> tally
+    refusals: dict[str, dict[str, Tally]] = field(default_factory=dict)  # pack -> refusal code -> tally
     house_rules: dict[str, HouseRules] = field(default_factory=dict)
     word_classes: dict[str, list[Any]] = field(default_factory=dict)  # pack -> each rule class's figures
 
@@ -351,7 +353,8 @@ def _share_summary(job: tuple[list[Path], list[Path], int, int]) -> dict[str, An
     """One worker's share, as plain data (a pack's loaded code does not cross processes)."""
     run = _prove_share(*job)
     return {"tasks": {str(p.task.path): (p.problems, p.traps, p.mutants, p.unscorable, p.spellings) for p in run.tasks},
-            "pack_problems": run.pack_problems, "rules": run.rules, "exploits": run.exploits, "right": run.right}
+            "pack_problems": run.pack_problems, "rules": run.rules, "exploits": run.exploits, "right": run.right,
+            "refusals": run.refusals}
 
 
 def _merge(files: list[Path], industries: list[Path], shares: list[dict[str, Any]]) -> ProofRun:
@@ -367,7 +370,7 @@ def _merge(files: list[Path], industries: list[Path], shares: list[dict[str, Any
         for pack, lines in share["pack_problems"].items():
             have = run.pack_problems.setdefault(pack, [])
             have.extend(line for line in lines if line.split(" (seen in ")[0] not in {h.split(" (seen in ")[0] for h in have})
-        for name in ("rules", "exploits", "right"):
+        for name in ("rules", "exploits", "right", "refusals"):
             mine = getattr(run, name)
             for pack, groups in share[name].items():
                 for group, t in groups.items():
@@ -427,6 +430,11 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
             replays.extend(reorders(task, pack))
             replays.extend(repeats_and_rewordings(task, pack, play))
             replays.extend(misheard_retry(task, pack, play))
+            attempts, not_tried = refused_attempts(task, pack, play)
+            replays.extend(attempts)
+            for why in not_tried:
+                tally = tally_of(run.refusals, pack.name, "(none met)")
+                tally.not_applied[why] = tally.not_applied.get(why, 0) + 1
             ok_tools = {c.name for i, c in enumerate(task.exp_tool_calls) if play.status.get(i) == "ok"}
             replays.extend(word_replays(task, pack, ok_tools))
         outcomes = runtime.run(play_all(runtime, replays))
@@ -474,6 +482,8 @@ def _prove_share(files: list[Path], industries: list[Path], share: int, shares: 
             else:
                 tally.as_required += 1
                 tally.notes[note] = tally.notes.get(note, 0) + 1
+        elif kind == "refusal":
+            _judge_attempt(run, proof, o)
         elif kind == "right" and not (o.replay.parts and not o.passed):
             _judge_right(run, proof, o, plays[id(o.replay.task)], key_states[id(o.replay.task)])
     return run
@@ -497,6 +507,7 @@ def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
         return
     refused = r.refused_with is not None and any(s == r.refused_with and n in r.edited for n, s in o.statuses)
     failed = set(o.failed_gates)
+    _count_violation_codes(run, proof, o)
     if refused or (r.gates and set(r.gates) <= failed):
         tally.as_required += 1
         note = "refused" if refused else "failed " + ", ".join(sorted(failed, key=GATES.index))
@@ -506,6 +517,37 @@ def _judge_violation(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
     wanted = f"refused with {r.refused_with!r}" if r.refused_with else f"fail {', '.join(r.gates)}"
     proof.problems.append(f"rule {r.label}: must {wanted}, but {'passes' if o.passed else 'fails ' + ', '.join(o.failed_gates)}"
                           f" ({one_line(o)})")
+
+
+def _count_violation_codes(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
+    """A rule's adversary whose edited call meets a code the pack's refusal table always keeps on
+    record (`violation`) is that code's adversary too: it must fail the tools gate."""
+    refusals = o.replay.pack.refusals
+    met = {s for n, s in o.statuses if n in o.replay.edited and s in refusals and refusals[s].attempt == "violation"}
+    for code in sorted(met):
+        tally = tally_of(run.refusals, o.replay.pack.name, code)
+        tally.tasks.add(o.replay.task.task_id)
+        if "tools" in o.failed_gates:
+            tally.as_required += 1
+            tally.notes["a rule's adversary: fails tools"] = tally.notes.get("a rule's adversary: fails tools", 0) + 1
+        else:
+            tally.problems += 1
+            proof.problems.append(f"rule {o.replay.label}: meets {code} (a violation in rules.json \"refusals\"), "
+                                  f"but the tools gate passes")
+
+
+def _judge_attempt(run: ProofRun, proof: TaskProof, o: Outcome) -> None:
+    problem, code, note = judge_attempt(o)
+    tally = tally_of(run.refusals, o.replay.pack.name, code or "(none met)")
+    tally.tasks.add(o.replay.task.task_id)
+    if problem:
+        tally.problems += 1
+        proof.problems.append(f"refused attempt ({o.replay.label}): {problem}")
+    elif code is None:
+        tally.not_applied[note] = tally.not_applied.get(note, 0) + 1
+    else:
+        tally.as_required += 1
+        tally.notes[note] = tally.notes.get(note, 0) + 1
 
 
 def _judge_right(run: ProofRun, proof: TaskProof, o: Outcome, play: KeyPlay,
@@ -622,6 +664,22 @@ def print_figures(run: ProofRun) -> None:
             if t.not_applied:
                 why = "; ".join(f"{k}: {v}" for k, v in sorted(t.not_applied.items()))
                 print(f"    not tried on {sum(t.not_applied.values())} task(s): {why}")
+        refusals = run.house_rules[pack].pack.refusals
+        for code, t in sorted(run.refusals.get(pack, {}).items()):
+            if code == "(none met)":  # probes that met no refusal: said once, with why
+                why = "; ".join(f"{k}: {v}" for k, v in sorted(t.not_applied.items()))
+                print(f"  refused attempts not tried on {sum(t.not_applied.values())} task(s): {why}")
+                continue
+            attempt = refusals[code].attempt if code in refusals else "not listed"
+            notes = "; ".join(f"{k} {v}" for k, v in sorted(t.notes.items()))
+            line = f"  refusal {code:<26} {attempt:<12} {len(t.tasks)} task(s): {t.as_required} as the table says"
+            print(line + (f" ({notes})" if notes else "") + f", {t.problems} not")
+            if t.not_applied:
+                why = "; ".join(f"{k}: {v}" for k, v in sorted(t.not_applied.items()))
+                print(f"    not tried on {sum(t.not_applied.values())} task(s): {why}")
+        unmet = sorted(set(refusals) - set(run.refusals.get(pack, {})))
+        if unmet:
+            print(f"  refusal codes no replay met ({len(unmet)}): {', '.join(unmet)}")
         for name, t in sorted(run.right.get(pack, {}).items()):
             skipped = f", {t.skipped} changed a result (kept order)" if t.skipped else ""
             print(f"  right answers {name:<15} {len(t.tasks)} task(s): {t.as_required} pass, {t.problems} fail{skipped}")

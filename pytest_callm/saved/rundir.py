@@ -55,7 +55,7 @@ PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db
               "words.json", "rules.json")
 VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "scoring/heard.py", "scoring/free_text.py",
                     "scoring/words.py", "scoring/grounding.py", "scoring/disclosure.py", "scoring/vocabulary.py",
-                    "task/words_spec.py", "task/terms.py",
+                    "scoring/attempts.py", "task/refusals.py", "task/words_spec.py", "task/terms.py",
                     "normalize.py", "scoring/metrics.py", "scoring/stats.py")  # everything that scores
 
 

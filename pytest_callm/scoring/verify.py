@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_callm.normalize import ValueKinds
+from pytest_callm.scoring.attempts import attempts_on_record
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
 from pytest_callm.scoring.heard import CallerWords, Heard
 from pytest_callm.scoring.words import find as find_in_words
@@ -212,8 +213,11 @@ def check_tools(task: Task, pack: Pack, traj: Trajectory) -> GateResult:
         what = "forbidden call" if c.name in task.forbidden_tools else "unrequested call"
         problems.append(f"{what}: #{c.index} {c.name}({_fmt_args(c.arguments)}) -> {c.status} "
                         f"({c.name} is required or forbidden by every task of the {pack.name} pack)")
+    # The tool-call log is a record: refused attempts the pack keeps as violations (scoring/attempts.py).
+    on_record = attempts_on_record(pack, traj, executed, used)
+    problems.extend(on_record)
     return GateResult("tools", not problems, problems,
-                      {"calls": calls, "forbidden": [c.index for c in unrequested]})
+                      {"calls": calls, "forbidden": [c.index for c in unrequested], "attempts": on_record})
 
 
 # --- handoff -----------------------------------------------------------------------------------

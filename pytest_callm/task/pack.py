@@ -31,6 +31,7 @@ from pytest_callm.normalize import date as date_kind
 from pytest_callm.normalize import money as money_kind
 from pytest_callm.task.pack_code import PackCodeExited, import_pack_file, inside_pack  # noqa: F401  (importable from here)
 from pytest_callm.toolkit import ToolRegistry
+from pytest_callm.task.refusals import Refusal, load_refusals
 from pytest_callm.task.words_spec import WordsSpec, load_words
 
 BLUEPRINT = "agent_blueprint.json"
@@ -131,6 +132,7 @@ class Pack:
     validators: dict[str, jsonschema.protocols.Validator] = field(repr=False, default_factory=dict)
     people: People | None = None
     words: WordsSpec = field(default_factory=WordsSpec)  # what the words gate reads for (words.json, rules.json)
+    refusals: dict[str, Refusal] = field(default_factory=dict)  # code -> what an attempt meeting it is (rules.json)
 
     def published_texts(self) -> list[str]:
         """What the business tells every caller's agent: its greeting, prompts and tool descriptions (the
@@ -535,6 +537,7 @@ def load_pack(pack_dir: Path) -> Pack:
 
     words = load_words(pack_dir, set(tools), set(agents), problems, columns,
                        lambda table, column: _seed_column(schema_sql, seed_sql, table, column))
+    refusals = load_refusals(pack_dir, problems)
     if problems:
         raise PackError(pack_dir, problems)
 
@@ -548,6 +551,7 @@ def load_pack(pack_dir: Path) -> Pack:
         compared_tables=compared, values=values, now=now, schema_sql=schema_sql,
         seed_sql=seed_sql, registry=registry, suite=meta.get("suite"),
         required_or_forbidden=required_or_forbidden, validators=validators, people=people, words=words,
+        refusals=refusals,
     )
 
 
