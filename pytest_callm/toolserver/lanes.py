@@ -112,7 +112,10 @@ class Lanes:
         lane = self._lanes.setdefault(key, [asyncio.Lock(), 0])
         lane[1] += 1
         try:
-            await asyncio.wait_for(lane[0].acquire(), self.bound_s)
+            if lane[0].locked():  # a free lane is taken at once: no timer (most requests, a few µs each)
+                await asyncio.wait_for(lane[0].acquire(), self.bound_s)
+            else:
+                await lane[0].acquire()
         except TimeoutError:
             self._leave(key, lane)
             raise LaneTimedOut(f"an earlier request of this call still runs after {self.bound_s:g} s") from None
@@ -120,18 +123,34 @@ class Lanes:
             self._leave(key, lane)
             raise
         future = in_own_thread(work)
+        # The request waits on its own future, settled by the thread's or by the bound's timer: a request
+        # that gives up (timed out, or cancelled) leaves the thread's future, and the lane, to the thread.
+        waiting = loop.create_future()
 
         def done(f: asyncio.Future) -> None:  # the thread ended: the lane is free again
             if not f.cancelled():
                 f.exception()  # retrieved here too: a request that timed out no longer waits for it
             lane[0].release()
             self._leave(key, lane)
+            if waiting.done():
+                return
+            if f.cancelled():
+                waiting.cancel()
+            elif f.exception() is not None:
+                waiting.set_exception(f.exception())
+            else:
+                waiting.set_result(f.result())
+
+        def late() -> None:
+            if not waiting.done():
+                waiting.set_exception(LaneTimedOut(f"it ran past the tool time bound of {self.bound_s:g} s"))
 
         future.add_done_callback(done)
+        timer = loop.call_at(deadline, late)
         try:
-            return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            raise LaneTimedOut(f"it ran past the tool time bound of {self.bound_s:g} s") from None
+            return await waiting
+        finally:
+            timer.cancel()
 
     def _leave(self, key: Any, lane: list) -> None:
         lane[1] -= 1
