@@ -39,31 +39,37 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes minutes (a wheel, a real model, NeMo Gym, a training step); runs only with --run-slow")
 
 
-# A module whose fixture plays whole runs declares `pytestmark = pytest.mark.xdist_group(...)`: under
-# `-n`, its tests go to one worker, so the runs are played once, not once on each worker that draws
-# one of its tests. xdist's own `--dist loadgroup` groups nothing with pytest 9 (it renames items
-# through an attribute pytest no longer reads), so the controller groups them here, by module.
-GROUPED = re.compile(r"^pytestmark = .*pytest\.mark\.xdist_group\(", re.M)
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "load":  # `-n` alone; another --dist is the caller's choice
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    grouped: dict[str, bool] = {}
+    from suite_order import one_unit, per_test_costs, spread
+
+    whole: dict[str, bool] = {}
 
     class ModulesThatAskForOneWorker(LoadScopeScheduling):
-        """Each test is its own unit of work, but a grouped module's tests are one unit (and the
-        larger units go first: xdist orders them by size)."""
+        """Each test is its own unit of work, but a module that asks for one worker is one unit
+        (suite_order.one_unit); the units are handed out with the costly spread through the cheap
+        (suite_order.spread), so that the share of tests done keeps pace with the time spent."""
+
+        spread_out = False
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            if path not in grouped:
-                file = config.rootpath / path
-                grouped[path] = file.suffix == ".py" and file.is_file() and bool(GROUPED.search(file.read_text()))
-            return path if grouped[path] else nodeid
+            if path not in whole:
+                whole[path] = one_unit(config.rootpath / path)
+            return path if whole[path] else nodeid
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.spread_out:  # the first hand-out: the queue holds every unit, none given yet
+                self.spread_out = True
+                units = dict(self.workqueue)
+                self.workqueue.clear()
+                for name in spread(units, per_test_costs(), workers=max(len(self.nodes), 1)):
+                    self.workqueue[name] = units[name]
+            super()._assign_work_unit(node)
 
     return ModulesThatAskForOneWorker(config, log)
 

@@ -8,6 +8,7 @@ start, starts late, or writes down its process id and who each request was for):
     python tests/openai_server.py --port P [--model M] [--api-key K] [--delay-ms D]
                                   [--total-ms T] [--task PATH --industries DIR] [--startup-s S]
                                   [--pidfile F] [--caller-line LINE]... [--request-log F]
+                                  [--die-on-request SIGNAL]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -57,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="play a caller saying these lines (repeatable), for requests that offer hang_up")
     parser.add_argument("--request-log", type=Path,
                         help="append '<pid> caller' or '<pid> agent' to the file for each chat request")
+    parser.add_argument("--die-on-request", metavar="SIGNAL",
+                        help="on the first chat request, die of this signal (SIGKILL, SIGSEGV...), as a llama.cpp "
+                             "built for another CPU dies of SIGILL")
     args = parser.parse_args(argv)
     if args.pidfile:
         with args.pidfile.open("a") as f:
@@ -80,6 +85,17 @@ def main(argv: list[str] | None = None) -> None:
                 body = json.loads(await request.body())
                 with log.open("a") as f:
                     f.write(f"{os.getpid()} {'caller' if ScriptCaller.is_caller_request(body) else 'agent'}\n")
+            return await call_next(request)
+
+    if args.die_on_request:
+        dies_of = signal.Signals[args.die_on_request]
+
+        @app.middleware("http")
+        async def die(request: Request, call_next):
+            if request.url.path.endswith("/chat/completions"):
+                if dies_of not in (signal.SIGKILL, signal.SIGSTOP):  # their handlers cannot be set
+                    signal.signal(dies_of, signal.SIG_DFL)  # the default action: the process ends of it
+                os.kill(os.getpid(), dies_of)
             return await call_next(request)
 
     serve(app, listen(args.port))

@@ -112,7 +112,7 @@ def test_the_oracle_passes_every_generated_task_under_pytest(generated, pack, tm
 
 def test_the_same_seed_writes_the_same_bytes_and_another_seed_other_tasks(generated, tmp_path):
     again = _generate(tmp_path / "again", "legal", seed=1)
-    other = _generate(tmp_path / "other", "legal", seed=2)
+    other = _generate(tmp_path / "other", "legal", seed=2, n=2)  # two tasks show another draw as well as six
     first = {f.relative_to(generated["legal"]): f.read_bytes() for f in find_task_files([generated["legal"]])}
     assert first == {f.relative_to(again): f.read_bytes() for f in find_task_files([again])}
     second = [json.loads(f.read_text()) for f in find_task_files([other])]

@@ -6,7 +6,9 @@ writing its own stream (its chunks, tool-call deltas and timing, and no usage ch
 own caller is the same model; here a scripted caller (a conftest's `pytest_callm_make_caller`) says
 the task's opening line and hangs up on its second turn, so the call is two model requests and not
 the thirty of a model talking to itself (about 5 minutes on 2 cores). The model's replies are its
-own; the scores do not matter, only that the run is a run like any other.
+own; the scores do not matter, only that the run is a run like any other, its attempt scored. A
+server that dies (a llama.cpp built for another CPU dies on its first request) stops the run with
+how it ended, and fails the test with that line.
 
 Skipped when the extra is not installed; CI installs it (.ci/run).
 """
@@ -81,6 +83,7 @@ def test_the_model_ships_inside_a_wheel():
 def test_a_real_model_plays_a_whole_call_and_every_attempt_is_scored(local_run):
     run, done = local_run
     assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]  # passed or failed, not broken
+    assert "callm stopped the run" not in done.stdout + done.stderr, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((run / "report.json").read_text())
     legal = report["summary"]["industries"]["legal"]
     assert legal["attempts"] == 1, report["summary"]  # scored: no infrastructure failure

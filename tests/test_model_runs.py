@@ -351,6 +351,20 @@ def test_callm_serve_reports_a_command_that_exits_before_it_is_ready(model_proje
                                  "*| scripted server: refusing to start*"])
 
 
+def test_a_served_model_that_dies_stops_the_run_with_its_signal_not_a_connection_error(model_project):
+    """A llama.cpp built for another CPU dies of SIGILL on its first request: the run says the server
+    died and of what (here SIGKILL, which leaves no core file), from the xdist worker that sent the
+    request, and stops, instead of retrying "Connection error" and leaving every attempt unscored."""
+    serve_config(model_project, "--die-on-request", "SIGKILL")
+    result = model_project.runpytest_subprocess("--callm-model=served", "--callm-serve", "-n", "2", "-k", TASK)
+    text = output(result)
+    assert re.search(r"callm stopped the run: --callm-serve: the server for served \(.*openai_server\.py.*\) died "
+                     r"while the run went on: killed by signal SIGKILL \(Killed\); its output is in \S+callm-serve-",
+                     text), text[-3000:]
+    assert "Connection error" not in text and "not scored" not in text, text[-3000:]
+    assert "failed" not in text.splitlines()[-1], text[-3000:]  # no attempt was scored or lost: none played
+
+
 def test_callm_serve_gives_up_after_its_ready_timeout(model_project):
     serve_config(model_project, "--startup-s", "30", ready_timeout_s=1)
     result = model_project.runpytest("--callm-model=served", "--callm-serve")

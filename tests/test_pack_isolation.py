@@ -9,6 +9,7 @@ could read any file of the machine.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -21,6 +22,8 @@ import pytest
 
 from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from pytest_callm.task.pack import PackError, load_pack
+from pytest_callm.toolserver.client import ToolServerError
+from pytest_callm.toolserver.in_process import InProcessTools
 from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer
 
 DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}
@@ -124,6 +127,43 @@ def test_a_tool_past_its_time_bound_is_the_tools_failure_in_the_envelope(hostile
             assert post(http, hostile_pack.name, uuid.uuid4().hex, "verify_owner", DANA).json()["ok"] is True
         finally:
             release(fifo)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_in_process_a_tool_past_its_time_bound_is_the_tools_failure_and_other_calls_go_on(hostile_pack, tmp_path):
+    """The tools run in this process (`callm prove`, `callm generate`, the RL environments with
+    `tools_in_process`): a hung tool ran on the caller's event loop and froze every episode on it, for
+    ever. Now it runs in its call's lane: the other calls are answered meanwhile, and past the bound
+    the call fails as behind the server, `tool_timed_out`, the error the engine plays again."""
+    fifo = tmp_path / "never"
+    os.mkfifo(fifo)
+    # Were the tool on the loop, the test would hang on the FIFO: this lets it go, late, so it fails instead.
+    unblock = threading.Timer(120, release, (fifo, "released by the test's watchdog"))
+    unblock.start()
+    tools = InProcessTools({hostile_pack.name: hostile_pack}, tool_time_bound_s=0.5)
+    pack, hung, other = hostile_pack.name, uuid.uuid4().hex, uuid.uuid4().hex
+
+    async def play() -> None:
+        await tools.start_call(pack, hung)
+        await tools.start_call(pack, other)
+        waiting = asyncio.create_task(tools.call(pack, hung, "wait_for", {"note": str(fifo)}))
+        await asyncio.sleep(0)  # the hung tool has started
+        for _ in range(3):  # another call's tools, answered while that one waits
+            assert (await tools.call(pack, other, "verify_owner", DANA))["ok"] is True
+        with pytest.raises(ToolServerError, match=r"^tool_timed_out: hostile_clinic\.wait_for: it ran past the "
+                                                  r"tool time bound of 0\.5 s$"):
+            await waiting
+        # The call stays held by its tool (its database is in use there), as behind the server.
+        with pytest.raises(ToolServerError, match="tool_timed_out: hostile_clinic.verify_owner"):
+            await tools.call(pack, hung, "verify_owner", DANA)
+
+    try:
+        asyncio.run(play())
+    finally:
+        if unblock.is_alive():
+            unblock.cancel()
+            release(fifo)
+        asyncio.run(tools.aclose())
 
 
 def test_sys_exit_in_a_tool_is_a_crash_in_the_envelope_and_the_server_serves_on(hostile_pack):

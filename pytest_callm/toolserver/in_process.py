@@ -6,30 +6,50 @@ way `ToolClient` does (the same method names and results), by calling the same `
 server's route calls, over the same per-call databases (`CallStore`). The HTTP layer is what it
 leaves out: its routes, limits and errors are tested on their own (tests/test_toolserver.py), and
 every benchmark run still goes through it.
+
+What it keeps is where a call's work runs: in the server's lanes (lanes.py), a thread of its own per
+request within the tool time bound, never on the caller's event loop. A pack's tool that hangs (a
+lock, a network wait, a loop) would otherwise freeze the loop, and with it every episode an RL
+environment plays at once and the whole `callm prove`. Past the bound the call fails as it does
+behind the server, with the `ToolServerError` the client raises for the server's `tool_timed_out`:
+the tool's failure, and the engine plays the call again.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.calldb import CallStore, Records
+from pytest_callm.toolserver.client import ToolServerError
+from pytest_callm.toolserver.lanes import TOOL_TIME_BOUND_S, Lanes, LaneTimedOut
 from pytest_callm.toolserver.server import DATA_DIR_PREFIX, run_tool
 from pytest_callm.toolkit import envelope
 
+T = TypeVar("T")
+
 
 class InProcessTools:
-    """The engine's tool client, answering from this process (one thread: the runtime's loop)."""
+    """The engine's tool client, answering from this process: each request's work in its call's lane."""
 
-    def __init__(self, packs: dict[str, Pack]):
+    def __init__(self, packs: dict[str, Pack], tool_time_bound_s: float = TOOL_TIME_BOUND_S):
         self._folder = Path(tempfile.mkdtemp(prefix=DATA_DIR_PREFIX))
         self.stores = {name: CallStore(pack, self._folder) for name, pack in packs.items()}
+        self.lanes = Lanes(tool_time_bound_s)
+
+    async def _in_lane(self, pack: str, call_id: str, what: str, work: Callable[[], T]) -> T:
+        try:
+            return await self.lanes.run((pack, call_id), work)
+        except LaneTimedOut as e:  # the words of the server's `tool_timed_out` reply, as the client raises it
+            raise ToolServerError(f"tool_timed_out: {pack}.{what}: {e}") from None
 
     async def start_call(self, pack: str, call_id: str, records: Records | None = None) -> None:
-        self.stores[pack].connection(call_id, records)
+        store = self.stores[pack]
+        await self._in_lane(pack, call_id, "call", lambda: store.connection(call_id, records))
 
     async def call(self, pack: str, call_id: str, tool: str, arguments: Any) -> dict[str, Any]:
         return (await self.call_audited(pack, call_id, tool, arguments))[0]
@@ -41,15 +61,18 @@ class InProcessTools:
         if spec is None or spec.kind != "industry":
             return envelope(False, None, "unknown_tool", f"Tool {tool!r} is not a tool of the server."), None
         audit: dict[str, Any] = {}
-        result = run_tool(store.pack, store, call_id, tool, arguments, audit,
-                          agent=agent if agent in store.pack.agents else None)
+        desk = agent if agent in store.pack.agents else None
+        result = await self._in_lane(pack, call_id, tool, lambda: run_tool(
+            store.pack, store, call_id, tool, arguments, audit, agent=desk))
         return result, audit
 
     async def state(self, pack: str, call_id: str) -> dict[str, list[dict[str, Any]]]:
-        return self.stores[pack].snapshot(call_id)
+        store = self.stores[pack]
+        return await self._in_lane(pack, call_id, "state", lambda: store.snapshot(call_id))
 
     async def remove_call(self, pack: str, call_id: str) -> None:
-        self.stores[pack].remove(call_id)
+        store = self.stores[pack]
+        await self._in_lane(pack, call_id, "call", lambda: store.remove(call_id))
 
     async def health(self) -> dict[str, Any]:
         return {"status": "ok", "packs": sorted(self.stores)}

@@ -16,6 +16,7 @@ requests of that call time out in turn: the call is broken, and the engine plays
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -39,8 +40,43 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
         future.set_result(result)
 
 
+class _Worker:
+    """A thread that runs one piece of work at a time, kept for the next one while it is idle: starting
+    a thread for every tool request cost more CPU than the tool. A worker held by a hung tool is simply
+    not idle; the next request gets another."""
+
+    IDLE_S = 30.0  # an idle worker ends after this long
+    _idle: list["_Worker"] = []
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="callm-tool", daemon=True).start()
+
+    @classmethod
+    def run(cls, job: Callable[[], None]) -> None:
+        with cls._lock:
+            worker = cls._idle.pop() if cls._idle else None
+        (worker or cls()).jobs.put(job)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                job = self.jobs.get(timeout=self.IDLE_S)
+            except queue.Empty:
+                with self._lock:
+                    if self in self._idle:  # else it was just handed a job: take it
+                        self._idle.remove(self)
+                        return
+                continue
+            job()
+            with self._lock:
+                self._idle.append(self)
+
+
 def in_own_thread(work: Callable[[], T]) -> asyncio.Future:
-    """`work()` run in a new thread; its result (or exception, SystemExit included) on the returned future."""
+    """`work()` run in a thread of its own (an idle one kept from earlier work, or a new one); its
+    result (or exception, SystemExit included) on the returned future."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
 
@@ -54,7 +90,7 @@ def in_own_thread(work: Callable[[], T]) -> asyncio.Future:
         except RuntimeError:
             pass  # the server's loop is closed: it stopped, no one waits for this any more
 
-    threading.Thread(target=run, name="callm-tool", daemon=True).start()
+    _Worker.run(run)
     return future
 
 
@@ -76,7 +112,10 @@ class Lanes:
         lane = self._lanes.setdefault(key, [asyncio.Lock(), 0])
         lane[1] += 1
         try:
-            await asyncio.wait_for(lane[0].acquire(), self.bound_s)
+            if lane[0].locked():  # a free lane is taken at once: no timer (most requests, a few µs each)
+                await asyncio.wait_for(lane[0].acquire(), self.bound_s)
+            else:
+                await lane[0].acquire()
         except TimeoutError:
             self._leave(key, lane)
             raise LaneTimedOut(f"an earlier request of this call still runs after {self.bound_s:g} s") from None
@@ -84,18 +123,34 @@ class Lanes:
             self._leave(key, lane)
             raise
         future = in_own_thread(work)
+        # The request waits on its own future, settled by the thread's or by the bound's timer: a request
+        # that gives up (timed out, or cancelled) leaves the thread's future, and the lane, to the thread.
+        waiting = loop.create_future()
 
         def done(f: asyncio.Future) -> None:  # the thread ended: the lane is free again
             if not f.cancelled():
                 f.exception()  # retrieved here too: a request that timed out no longer waits for it
             lane[0].release()
             self._leave(key, lane)
+            if waiting.done():
+                return
+            if f.cancelled():
+                waiting.cancel()
+            elif f.exception() is not None:
+                waiting.set_exception(f.exception())
+            else:
+                waiting.set_result(f.result())
+
+        def late() -> None:
+            if not waiting.done():
+                waiting.set_exception(LaneTimedOut(f"it ran past the tool time bound of {self.bound_s:g} s"))
 
         future.add_done_callback(done)
+        timer = loop.call_at(deadline, late)
         try:
-            return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            raise LaneTimedOut(f"it ran past the tool time bound of {self.bound_s:g} s") from None
+            return await waiting
+        finally:
+            timer.cancel()
 
     def _leave(self, key: Any, lane: list) -> None:
         lane[1] -= 1

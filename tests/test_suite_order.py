@@ -1,0 +1,58 @@
+"""The suite's own hand-out order (suite_order.py): the costly spread through the cheap, so that the
+share of tests done keeps pace with the time spent, and the large units still start early."""
+
+from __future__ import annotations
+
+import json
+
+from suite_order import COSTS, done_at, per_test_costs, play, spread
+
+
+def planted() -> tuple[dict[str, list[str]], dict[str, float]]:
+    """One audit file played as a unit (60 tests of 1 s), 20 pytest runs (5 s each) and 900 quick tests
+    (10 ms), in the order a collection gives them: the slow ones first."""
+    units = {"tests/test_audit.py": [f"tests/test_audit.py::case[{i}]" for i in range(60)]}
+    units |= {f"tests/test_runs.py::run[{i}]": [f"tests/test_runs.py::run[{i}]"] for i in range(20)}
+    units |= {f"tests/test_quick.py::q[{i}]": [f"tests/test_quick.py::q[{i}]"] for i in range(900)}
+    return units, {"tests/test_audit.py": 1.0, "tests/test_runs.py": 5.0, "tests/test_quick.py": 0.01}
+
+
+def cost_of(units, per_test) -> dict[str, float]:
+    return {t: per_test[t.split("::")[0]] for tests in units.values() for t in tests}
+
+
+def test_every_unit_is_handed_out_once():
+    units, per_test = planted()
+    order = spread(units, per_test)
+    assert sorted(order) == sorted(units)
+
+
+def test_on_two_workers_the_share_of_tests_done_keeps_pace_with_the_time_and_the_end_does_not_move():
+    units, per_test = planted()
+    cost = cost_of(units, per_test)
+    largest_first = play(sorted(units, key=lambda u: -len(units[u])), units, cost)  # xdist's own order
+    spread_out = play(spread(units, per_test), units, cost)
+    # Largest first, the slow tests fill the first half: few tests are done a quarter of the way.
+    assert done_at(largest_first, [0.25, 0.5]) < [0.1, 0.2]
+    quarter, half = done_at(spread_out, [0.25, 0.5])
+    assert 0.15 <= quarter <= 0.4 and 0.35 <= half <= 0.65
+    assert spread_out[-1] <= largest_first[-1] * 1.05  # the large unit still starts early
+
+
+def test_a_module_missing_from_the_table_counts_as_the_median_one():
+    units, per_test = planted()
+    units["tests/test_new.py::t"] = ["tests/test_new.py::t"]
+    assert sorted(spread(units, per_test)) == sorted(units)
+
+
+def test_the_table_is_read_from_its_file_and_a_missing_or_broken_one_orders_by_count(tmp_path):
+    costs = per_test_costs()
+    if COSTS.is_file():
+        table = json.loads(COSTS.read_text())["modules"]
+        name, module = next(iter(table.items()))
+        assert costs[name] == module["cpu_s"] / module["tests"]
+    assert per_test_costs(tmp_path / "absent.json") == {}
+    (tmp_path / "broken.json").write_text("{")
+    assert per_test_costs(tmp_path / "broken.json") == {}
+    units, _ = planted()
+    assert sorted(spread(units, {})) == sorted(units)
