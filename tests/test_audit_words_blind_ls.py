@@ -630,8 +630,6 @@ SCORED_OTHERWISE = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an admission in the intake summary that the caller never reported',
     'legal/C4-H3: the note says HR emailed her admitting the violations':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a note that turns the caller's own email into an admission by HR",
-    'legal/C3-E1: tells him to come to the office for what is a phone evaluation':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses in-person directions for an evaluation booked by phone',
     "legal/C3-M2: the message says he'll be running late, not that he can't come":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a message whose meaning differs from the caller's (late vs. cannot come, new time dropped)",
     'legal/C3-E2: says the evaluation is cancelled and claims to have rebooked a week later':
@@ -654,16 +652,14 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a Sunday delivery and 'never a charge', both contradicting the delivery answer",
     'customer_support/C2-H1: claims the delivery moved to Monday with the fee waived':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed change and waiver with no confirm_delivery_change',
-    'customer_support/C2-M1: promises the refund will show in three to five business days':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing no tool gave',
     'customer_support/C3-E2: says the refund lands as soon as the label is scanned':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing that contradicts 'pending until the item is received'",
     "customer_support/C3-H1: writes 'never used' as the return reason":
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a return reason that contradicts the caller (flown once)',
+    'customer_support/C4-E1: says an accident plan would cover the mounting':
+        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass)',
     'customer_support/C4-E2: puts the in-home mounting at the store':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a store visit for an in-home appointment',
-    'customer_support/C4-M4: quotes the malfunction repair price for the install':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a price (89.99, said in words) that no result of this call gave for the install',
     'customer_support/C5-E1: says a cancellation is always refunded in full':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'always a full refund' against the 30-day rule and proration",
     'customer_support/C5-M1: says he keeps Elite benefits until January':
