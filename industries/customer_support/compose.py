@@ -170,8 +170,8 @@ def _side_question(s: Scenario, lead: int, wish: str) -> None:
         recalled = [r["model_number"] for r in seed_rows(s.pack, "recalls")]
         models = [p["model_number"] for p in seed_rows(s.pack, "products") if p["model_number"] not in recalled]
         model = s.pick(recalled if s.rng.random() < 0.4 else models)
-        s.say(f"Before anything else, ask whether a product you have at home is under a recall; its model number is "
-              f"{spelled_out(model)}.")
+        s.say("Before anything else, ask whether a product you have at home is under a recall.")
+        s.answer("question", "the model number", f"It's {spelled_out(model)}.")
         s.call("check_recall", model_number=model, expect={"recalled": model in recalled})
         s.parts.append(f"recall:{model}:{model in recalled}")
 

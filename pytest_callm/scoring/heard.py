@@ -27,6 +27,7 @@ from pytest_callm.phone.spoken_numbers import DIGIT_WORDS, find_numbers
 _MONTH_NUMBER = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july",
                                               "august", "september", "october", "november", "december"], 1)}
 _MONTH_SHORT = {m[:3]: i for m, i in _MONTH_NUMBER.items()} | {"sept": 9}
+_SEPARATOR = re.compile(r"\b(?:dash|hyphen)\b", re.IGNORECASE)
 _DIGIT_WORD = re.compile(r"\b(" + "|".join(sorted(DIGIT_WORDS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
@@ -48,8 +49,9 @@ class Heard:
             out.extend([text[at:start], digits])
             at = end
         out.append(text[at:])
-        self.streams = (identifier("".join(out)),
-                        identifier(_DIGIT_WORD.sub(lambda m: str(DIGIT_WORDS[m.group(1).lower()]), text)))
+        # A spoken separator is no part of the code: "K E dash 1 0 8 3 1 3" is KE-108313.
+        self.streams = (identifier(_SEPARATOR.sub("", "".join(out))),
+                        identifier(_SEPARATOR.sub("", _DIGIT_WORD.sub(lambda m: str(DIGIT_WORDS[m.group(1).lower()]), text))))
         self.emails = email(text)
 
     def has(self, kind: str | None, value: Any) -> bool:
