@@ -654,8 +654,6 @@ SCORED_OTHERWISE = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed change and waiver with no confirm_delivery_change',
     'customer_support/C3-E2: says the refund lands as soon as the label is scanned':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing that contradicts 'pending until the item is received'",
-    "customer_support/C3-H1: writes 'never used' as the return reason":
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a return reason that contradicts the caller (flown once)',
     'customer_support/C4-E1: says an accident plan would cover the mounting':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass)',
     'customer_support/C4-E2: puts the in-home mounting at the store':

@@ -614,44 +614,15 @@ CASES = LEGAL + HEALTHCARE + CUSTOMER_SUPPORT
 # Each stays as the business sees it and is expected to fail strictly: a fix to the gate turns it into an
 # XPASS, and the entry is then removed.
 DISAGREES = {
-    'legal/C5-M2: writes in the handoff that the caller is verified before any verification':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C5-E1: swaps the attorney and the paralegal':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C5-H1: predicts the insurer will counter by August 14':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C5-H1: says the records form was emailed after the email was refused':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    "legal/C4-M3: writes the caller's account fully into the intake summary":
-        'the benchmark says fail: gates: tools pass, handoff pass, database pass, words FAIL | [words] | '
-        "record_intake.summary (call #7): 'fell': states a term that neither the caller's words, a tool "
-        "result of this call nor the business's published words hold (an invention) [no-invented-facts]",
     'legal/C4-M3: adds witnesses the caller never mentioned to the intake note':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C4-M3: reads the deadline and the days remaining as returned':
-        'the benchmark says fail: gates: tools pass, handoff pass, database pass, words FAIL | [words] | '
-        "speech, turn 3 (screening): '075 days': states a length of time that neither the caller's words, a "
-        "tool result of this call nor the business's published words hold (an invention) [no-invented-facts]",
-    "legal/C2-H4: tells the caller he'll be fine if he files by the deadline":
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/R-E1: says such cases are usually worth two to three times the bills':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C3-M2: writes into the urgent message a new time the caller never asked for':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C1-E2: writes the wrong street and the wrong time of day into the message':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C1-H1: says the $50 fee is generally waived for a first late cancellation':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "healthcare/C1-M1: tells the husband it can see his wife's consultation":
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C2-E2: says the link was texted when it was emailed':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C2-E2: says the emailed link is for $96.30 and good for a week':
-        'the benchmark says fail: gates: tools pass, handoff pass, database pass, words FAIL | [words] | '
-        "speech, turn 3 (billing): 'the payment link for ninety-six thirty is on its way to the email we "
-        "have on file.': claims 'is on its way', but no call of request_refill stands (none succeeded, or "
-        'the last was refused) [grounded-statements]',
-    'healthcare/C3-M1: calls the ended plan active with a $45 copay':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C3-M1: invents a grace period that keeps her covered':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
@@ -659,21 +630,11 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C5-M1: adds a spreading rash the patient never mentioned':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C5-M1: promises the prescription will be at his pharmacy tomorrow':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C2-H1: says the 14.99 fee will be refunded if the crew is late':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C3-H1: writes the return reason as a defect':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C4-M2: predicts a cracked panel and a replacement':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C5-M1: says she keeps Elite benefits until January 15':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-H2: writes the amount the caller corrected away':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C3-M1: hands off to returns with the laptop as unopened':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C2-E2: names the wrong carrier and day':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
 

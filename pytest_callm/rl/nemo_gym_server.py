@@ -48,6 +48,7 @@ from pytest_callm.rl.nemo_gym import (ROLLOUT_ENDED, SAY, SAY_TOOL, SESSION_COOK
 from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.calldb import TOKEN_ENV
 from pytest_callm.toolserver.server import ToolServer, announce_ready, serve, server_arguments
+from pytest_callm.rl.caller_choice import caller_arguments, caller_config  # noqa: F401 (app.py's)
 
 ENTRY = "pytest_callm.rl.nemo_gym_server"
 
@@ -442,35 +443,6 @@ def dataset_rows(url: str, tasks: Iterable[str], seeds: Iterable[int] = (1,)) ->
                 http.post("/close", headers={SESSION_HEADER: body["session_id"]})
                 rows.append(body["row"])
     return rows
-
-
-def caller_arguments(caller: str | None, base_url: str | None = None, api_key_env: str | None = None,
-                     offline_caller: str = "script") -> list[str]:
-    """The command-line arguments of `main` that choose the caller."""
-    out = ["--offline-caller", offline_caller]
-    if caller:
-        out += ["--caller", caller]
-        if base_url:
-            out += ["--caller-base-url", base_url]
-        if api_key_env is not None:
-            out += ["--caller-api-key-env", api_key_env or "none"]
-    return out
-
-
-def caller_config(name: str | None, base_url: str | None, api_key_env: str | None,
-                  environ: dict[str, str]) -> tuple[ModelConfig | None, str | None]:
-    """The caller model's config and key from `main`'s arguments (None, None: the offline caller).
-    Its client is the plain httpx one (`model/plain_client.py`): NeMo Gym's own openai is enough."""
-    if not name:
-        return None, None
-    from pytest_callm.model.config import api_key_for, resolve
-
-    config = resolve(name).with_overrides(base_url, api_key_env)
-    try:
-        return config, api_key_for(config, environ)
-    except KeyError as e:
-        raise SystemExit(f"--caller {name}: its API key variable ${e.args[0]} is not set "
-                         "(set it, or --caller-api-key-env none for a server that needs no key)") from None
 
 
 def main(argv: list[str] | None = None, *, watch_stdin: bool = True) -> None:

@@ -9,6 +9,7 @@ the phone line's own number reader, so "forty thousand dollars" is $40,000.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -46,9 +47,11 @@ _SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?!\d|[.,]\
 # A fee said as a fraction: "a flat third", "one-third of what you recover".
 _THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|option|one|attempt|try|call|floor|person|"
                     r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
 _COUNT_WORDS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                                              "eleven", "twelve"], 1)}
-_COUNT = r"(\d+|" + "|".join(_COUNT_WORDS) + r")"
+_COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(_COUNT_WORDS) + r")"  # "1,075 days" is one count
 # How long something takes or lasts: "three to five business days", "within 24 hours", "a 45-day window".
 _DURATION = re.compile(rf"\b{_COUNT}(?:\s*(?:to|-|or)\s*{_COUNT})?[\s-]+(?:business\s+|working\s+|calendar\s+)?"
                        r"(hour|day|week|month|year)s?\b(?!\s+old\b)", re.IGNORECASE)
@@ -60,6 +63,7 @@ _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|
 
 
 def _count(text: str) -> int:
+    text = text.replace(",", "")
     return int(text) if text.isdigit() else _COUNT_WORDS[text.lower()]
 
 
@@ -121,8 +125,10 @@ class Fact:
 
 
 
-def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None = None) -> list[Fact]:
-    """The checkable facts an agent states in `text` (a term said several ways counts once)."""
+def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None = None,
+             weekdays: bool = False) -> list[Fact]:
+    """The checkable facts an agent states in `text` (a term said several ways counts once); with
+    `weekdays`, the days of the week it names too (a figure's day must be its date's)."""
     plain = as_digits(fold_accents(text))
     out: list[Fact] = []
     taken: list[tuple[int, int]] = []
@@ -153,6 +159,8 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
         unit = m.group(3).lower()
         for n in filter(None, (m.group(1), m.group(2))):
             out.append(Fact("duration", m.group(0).strip(), (_count(n), unit)))
+    if weekdays:
+        out.extend(Fact("weekday", m.group(0), _WEEKDAYS.index(m.group(1).lower())) for m in _WEEKDAY.finditer(plain))
     for m in _THIRD.finditer(plain):
         out.append(Fact("percent", m.group(0), Decimal("33.33")))
     for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
@@ -196,6 +204,7 @@ class Grounds:
     dates: set[tuple[int, int]] = field(default_factory=set)
     times: set[tuple[int, int]] = field(default_factory=set)
     durations: set[tuple[int, str]] = field(default_factory=set)
+    weekdays: set[int] = field(default_factory=set)  # of the dates with their year, and days named
     words: Stems = field(default_factory=Stems)  # for terms
     # Prose grounds an amount only where it says its unit ("$75", "15 percent"); a tool result or a
     # caller's words ground any number (a result's "89.99" is a price; a caller says "eighteen ninety-nine").
@@ -215,7 +224,13 @@ class Grounds:
                 if v is not None:
                     self.numbers.add(v)
             self.digits.extend(re.sub(r"\D", "", m.group(0)) for m in _LONG.finditer(plain))
+            for m in _WEEKDAY.finditer(plain):
+                self.weekdays.add(_WEEKDAYS.index(m.group(1).lower()))
             for m in _ISO_DATE.finditer(plain):
+                try:
+                    self.weekdays.add(dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).weekday())
+                except ValueError:
+                    pass
                 self.dates.add((int(m.group(2)), int(m.group(3))))
                 self.dates.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))
             for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
@@ -245,6 +260,8 @@ class Grounds:
             return any(fact.key in d for d in self.digits)
         if fact.kind == "date":
             return fact.key in self.dates
+        if fact.kind == "weekday":
+            return fact.key in self.weekdays
         if fact.kind == "duration":
             return fact.key in self.durations
         if fact.kind == "time":

@@ -191,21 +191,23 @@ def is_claim(sentence: str, match: re.Match) -> bool:
     return not sentence.rstrip().endswith("?") and not _NOT_A_CLAIM.search(sentence[:match.start()])
 
 
-def _claimed_act_stands(tools: tuple[str, ...], calls: list[ToolCallRecord], at_ms: float) -> bool:
+def _claimed_act_stands(tools: tuple[str, ...], calls: list[ToolCallRecord], at_ms: float,
+                        written: bool = False) -> bool:
     """Whether an act the agent claims at `at_ms` stands: the last call of its tools before then
     succeeded (a later refusal of the same act, "the drone as well", undoes an earlier success), or,
-    with none before, one made with the claim (a reply's words are kept before its tool calls run)."""
+    with none before, one made with the claim (a reply's words are kept before its tool calls run).
+    A claim `written` into a tool call's argument has no such grace: the act must come before it."""
     made = [c for c in calls if c.name in tools and not c.refused]
-    before = [c for c in made if c.started_ms <= at_ms]
+    before = [c for c in made if c.started_ms <= at_ms] if not written else [c for c in made if c.started_ms < at_ms]
     if before:
         return before[-1].status == "ok"
-    return any(c.status == "ok" for c in made)
+    return not written and any(c.status == "ok" for c in made)
 
 
 def _claim_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:
     out = []
     for claim in pack.words.claims:
-        if _claimed_act_stands(claim.tools, calls, piece.at_ms):
+        if _claimed_act_stands(claim.tools, calls, piece.at_ms, written=piece.free_text is not None):
             continue
         for sentence in sentences(piece.text):
             m = claim.pattern.search(sentence)
@@ -269,9 +271,9 @@ def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
                 if not about:
                     continue
                 nearest: dict[str, tuple[int, Fact]] = {}
-                for fact in facts_in(clause, spec.terms, spec.term_aliases):
+                for fact in facts_in(clause, spec.terms, spec.term_aliases, weekdays="date" in figure.kinds):
                     kind = fact.of or fact.kind
-                    if kind not in figure.kinds:
+                    if kind not in figure.kinds and not (kind == "weekday" and "date" in figure.kinds):
                         continue
                     at = clause.find(fact.text)
                     far = abs(at - about.start()) if at >= 0 else len(clause)
@@ -317,6 +319,9 @@ def _fields(data: Any, name: str) -> list[Any]:
     return []
 
 
+_QUALIFIED = re.compile(r"\b(?:no|not any|without any)\s+(?:other|more|new|further|additional|extra)\b", re.IGNORECASE)
+
+
 def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, task: Task) -> list[Finding]:
     tool, param = piece.free_text
     use = pack.words.use_of(tool, param)
@@ -326,12 +331,15 @@ def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, tas
                            f"is empty or not words; it is for {use.purpose or 'what the business reads in it'}"))
         return out
     written = Stems(piece.text)
-    if said is not None:  # a term the caller affirmed written as denied, or one the caller denied written as so
-        for kind, listed in pack.words.terms.items():
-            for term in listed:
+    if said is not None:  # a sign the caller affirmed written as denied, or one the caller denied written as so
+        qualified = Stems(_QUALIFIED.sub(" other ", piece.text))  # "no other swelling" denies no swelling
+        # Only the kinds the text must carry: whether a fever is there is the point of a nurse-line note;
+        # "not paid overtime" denies no overtime.
+        for kind in use.must_hold:
+            for term in pack.words.terms.get(kind, ()):
                 if not written.has(term) or not said[0].words.has(term):
                     continue
-                wrote, heard = written.has_affirmed(term), said[0].words.has_affirmed(term)
+                wrote, heard = qualified.has_affirmed(term), said[0].words.has_affirmed(term)
                 if wrote != heard:
                     out.append(Finding(piece.where, piece.text, PURPOSE,
                                        f"{'writes' if wrote else 'denies'} {term!r}, which the caller "

@@ -17,7 +17,15 @@ _TERM_WORD = re.compile(r"[a-z0-9]+")
 _NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "denies", "deny"})
 
 
+# Verbs whose past is no suffix: "I fell" holds "a fall", "it broke" holds "broken".
+_IRREGULAR = {"fell": "fall", "fallen": "fall", "broke": "break", "broken": "break", "bit": "bite", "bitten": "bite",
+              "stung": "sting", "tore": "tear", "torn": "tear", "slid": "slide", "struck": "strike",
+              "swollen": "swell", "burnt": "burn", "froze": "freeze", "frozen": "freeze", "shook": "shake",
+              "caught": "catch", "threw": "throw", "thrown": "throw", "ran": "run", "hit": "hit"}
+
+
 def _stem(word: str) -> str:
+    word = _IRREGULAR.get(word, word)
     for suffix in ("ing", "ed", "en", "es", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]

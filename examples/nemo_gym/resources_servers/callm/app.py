@@ -19,7 +19,8 @@ from pathlib import Path
 from nemo_gym.global_config import NEMO_GYM_CONFIG_PATH_ENV_VAR_NAME, get_first_server_config_dict, get_global_config_dict
 from omegaconf import OmegaConf
 
-from pytest_callm.rl.nemo_gym_server import caller_arguments, main
+from pytest_callm.rl.caller_choice import caller_arguments
+from pytest_callm.rl.nemo_gym_server import main
 
 CHECKOUT = Path(__file__).resolve().parents[4]  # examples/nemo_gym/resources_servers/callm/app.py
 
