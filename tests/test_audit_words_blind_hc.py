@@ -707,8 +707,6 @@ OTHER_WAY: dict[str, str] = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a symptom in a care-team message the caller never described',
     'promises a call back first thing tomorrow, before the visit':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a reply time that contradicts the tool's 'by the end of the day' and a phone call nobody arranged",
-    'the nurse-line summary keeps pus, heat and fever, with the biopsy date':
-        "benchmark says fail (gates: tools pass, handoff pass, database pass, words FAIL [words]   escalate_to_human.summary (call #4): 'Biopsy site from July 20 with Dr. Feld is red and hot with pus; fever since last night.': leaves out 'swelling', a symptom the caller said; it is for why the caller needs a member of staff or t)",
     'tells him it sounds like a reaction to the new detergent':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses "that does sound like a reaction to the new detergent" (it catches "sounds like a severe drug reaction"): a diagnosis in the caller\'s own words',
     'gets the move right but says the fifty-dollar fee still goes on his balance':

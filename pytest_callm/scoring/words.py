@@ -319,7 +319,8 @@ def _fields(data: Any, name: str) -> list[Any]:
     return []
 
 
-_QUALIFIED = re.compile(r"\b(?:no|not any|without any)\s+(?:other|more|new|further|additional|extra)\b", re.IGNORECASE)
+_QUALIFIED = re.compile(r"\b(?:no|not any|without any)\s+(?:other|more|new|further|additional|extra)\b[^.;,]*",
+                        re.IGNORECASE)
 
 
 def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, task: Task) -> list[Finding]:
@@ -332,7 +333,7 @@ def _free_text_findings(pack: Pack, piece: Text, said: list[Grounds] | None, tas
         return out
     written = Stems(piece.text)
     if said is not None:  # a sign the caller affirmed written as denied, or one the caller denied written as so
-        qualified = Stems(_QUALIFIED.sub(" other ", piece.text))  # "no other swelling" denies no swelling
+        qualified = Stems(_QUALIFIED.sub(" ", piece.text))  # "no other swelling" neither denies nor says swelling
         # Only the kinds the text must carry: whether a fever is there is the point of a nurse-line note;
         # "not paid overtime" denies no overtime.
         for kind in use.must_hold:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pytest_callm.normalize import fold_accents
 
 _TERM_WORD = re.compile(r"[a-z0-9]+")
-_NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "denies", "deny"})
+_NEGATIONS = frozenset({"no", "not", "without", "never", "nor", "denies", "deny", "deni", "noth"})  # stems too: "deni" (denies), "noth" (nothing)
 
 
 # Verbs whose past is no suffix: "I fell" holds "a fall", "it broke" holds "broken".
