@@ -134,7 +134,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         findings.extend(_claim_findings(pack, piece, traj.tool_calls))
         if piece.free_text is not None:
             use = spec.use_of(*piece.free_text)
-            if not heard:
+            if not heard and (use.must_hold or use.said_by_the_caller):
                 # What the caller was heard saying (must_hold), and what the caller knows (said_by_the_caller).
                 heard.extend([Grounds().add(heard_texts), Grounds().add([*heard_texts, *caller_script(task)])])
             findings.extend(_free_text_findings(pack, piece, heard or None, task))

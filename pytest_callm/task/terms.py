@@ -24,6 +24,7 @@ _IRREGULAR = {"fell": "fall", "fallen": "fall", "broke": "break", "broken": "bre
               "caught": "catch", "threw": "throw", "thrown": "throw", "ran": "run", "hit": "hit"}
 
 
+@lru_cache(maxsize=65536)  # a call's words repeat: each is stemmed once
 def _stem(word: str) -> str:
     word = _IRREGULAR.get(word, word)
     for suffix in ("ing", "ed", "en", "es", "s", "e"):
