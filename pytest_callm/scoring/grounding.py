@@ -12,8 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from pytest_callm.normalize import fold_accents
 from pytest_callm.phone.spoken_numbers import find_numbers
@@ -195,60 +196,107 @@ def _roundings(n: Decimal) -> tuple[Decimal, ...]:
         return (n,)
 
 
-@dataclass
 class Grounds:
-    """Everything a call makes known, indexed for `holds(fact)`."""
+    """Everything a call makes known, indexed for `holds(fact)`. Each index is built the first time a
+    fact of its kind is checked: most texts state a term or nothing, and a call's results are long."""
 
-    numbers: set[Decimal] = field(default_factory=set)
-    digits: list[str] = field(default_factory=list)
-    dates: set[tuple[int, int]] = field(default_factory=set)
-    times: set[tuple[int, int]] = field(default_factory=set)
-    durations: set[tuple[int, str]] = field(default_factory=set)
-    weekdays: set[int] = field(default_factory=set)  # of the dates with their year, and days named
-    words: Stems = field(default_factory=Stems)  # for terms
-    # Prose grounds an amount only where it says its unit ("$75", "15 percent"); a tool result or a
-    # caller's words ground any number (a result's "89.99" is a price; a caller says "eighteen ninety-nine").
-    amounts_need_units: bool = False
+    def __init__(self, amounts_need_units: bool = False):
+        # Prose grounds an amount only where it says its unit ("$75", "15 percent"); a tool result or a
+        # caller's words ground any number (a result's "89.99" is a price; a caller says "eighteen ninety-nine").
+        self.amounts_need_units = amounts_need_units
+        self._plain: list[str] = []
+        self._built: dict[str, Any] = {}
 
     def add(self, texts: Iterable[str]) -> Grounds:
-        for raw in texts:
-            if not raw:
-                continue
-            plain = as_digits(fold_accents(raw))
-            self.words.extend(plain)
-            amounts = ([m.group(1) or m.group(2) for m in _MONEY.finditer(plain)]
-                       + [m.group(1) for m in _PERCENT.finditer(plain)] if self.amounts_need_units
-                       else [m.group(0) for m in _ANY_NUMBER.finditer(plain)])
-            for text in amounts:
-                v = _value(text)
-                if v is not None:
-                    self.numbers.add(v)
-            self.digits.extend(re.sub(r"\D", "", m.group(0)) for m in _LONG.finditer(plain))
-            for m in _WEEKDAY.finditer(plain):
-                self.weekdays.add(_WEEKDAYS.index(m.group(1).lower()))
-            for m in _ISO_DATE.finditer(plain):
-                try:
-                    self.weekdays.add(dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).weekday())
-                except ValueError:
-                    pass
-                self.dates.add((int(m.group(2)), int(m.group(3))))
-                self.dates.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))
-            for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
-                month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
-                self.dates.add((_MONTH[month.lower()], int(day)))
-                if m.re is _MONTH_DAY and m.group(3):
-                    self.dates.add((_MONTH[month.lower()], int(day), int(m.group(3))))
-            for m in _DURATION.finditer(plain):
-                self.durations.update((_count(n), m.group(3).lower()) for n in filter(None, (m.group(1), m.group(2))))
-            self.durations.update((abs(int(m.group(2))), m.group(1)) for m in _DURATION_FIELD.finditer(plain))
-            for m in re.finditer(r"T(\d{2}):(\d{2})", plain):
-                self.times.add((int(m.group(1)), int(m.group(2))))
-            for m in _TIME.finditer(plain):
-                clock = _clock(m)
-                if clock is not None:  # a clock without its half of the day grounds both halves
-                    hour, minute, known = clock
-                    self.times.update([(hour, minute)] if known else [(hour % 12, minute), (hour % 12 + 12, minute)])
+        self._plain.extend(as_digits(fold_accents(raw)) for raw in texts if raw)
+        self._built.clear()
         return self
+
+    def _index(self, kind: str, build) -> Any:
+        if kind not in self._built:
+            self._built[kind] = build()
+        return self._built[kind]
+
+    @property
+    def words(self) -> Stems:  # for terms
+        def build() -> Stems:
+            words = Stems()
+            for plain in self._plain:
+                words.extend(plain)
+            return words
+        return self._index("words", build)
+
+    @property
+    def numbers(self) -> set[Decimal]:
+        def build() -> set[Decimal]:
+            out = set()
+            for plain in self._plain:
+                amounts = ([m.group(1) or m.group(2) for m in _MONEY.finditer(plain)]
+                           + [m.group(1) for m in _PERCENT.finditer(plain)] if self.amounts_need_units
+                           else [m.group(0) for m in _ANY_NUMBER.finditer(plain)])
+                out.update(v for v in map(_value, amounts) if v is not None)
+            return out
+        return self._index("numbers", build)
+
+    @property
+    def digits(self) -> list[str]:
+        return self._index("digits", lambda: [re.sub(r"\D", "", m.group(0)) for plain in self._plain
+                                              for m in _LONG.finditer(plain)])
+
+    @property
+    def dates(self) -> set[tuple[int, ...]]:
+        def build() -> set[tuple[int, ...]]:
+            out = set()
+            for plain in self._plain:
+                for m in _ISO_DATE.finditer(plain):
+                    out.add((int(m.group(2)), int(m.group(3))))
+                    out.add((int(m.group(2)), int(m.group(3)), int(m.group(1))))
+                for m in [*_MONTH_DAY.finditer(plain), *_DAY_OF_MONTH.finditer(plain)]:
+                    month, day = (m.group(1), m.group(2)) if m.re is _MONTH_DAY else (m.group(2), m.group(1))
+                    out.add((_MONTH[month.lower()], int(day)))
+                    if m.re is _MONTH_DAY and m.group(3):
+                        out.add((_MONTH[month.lower()], int(day), int(m.group(3))))
+            return out
+        return self._index("dates", build)
+
+    @property
+    def weekdays(self) -> set[int]:  # of the dates with their year, and the days named
+        def build() -> set[int]:
+            out = set()
+            for plain in self._plain:
+                out.update(_WEEKDAYS.index(m.group(1).lower()) for m in _WEEKDAY.finditer(plain))
+                for m in _ISO_DATE.finditer(plain):
+                    try:
+                        out.add(dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).weekday())
+                    except ValueError:
+                        pass
+            return out
+        return self._index("weekdays", build)
+
+    @property
+    def durations(self) -> set[tuple[int, str]]:
+        def build() -> set[tuple[int, str]]:
+            out = set()
+            for plain in self._plain:
+                for m in _DURATION.finditer(plain):
+                    out.update((_count(n), m.group(3).lower()) for n in filter(None, (m.group(1), m.group(2))))
+                out.update((abs(int(m.group(2))), m.group(1)) for m in _DURATION_FIELD.finditer(plain))
+            return out
+        return self._index("durations", build)
+
+    @property
+    def times(self) -> set[tuple[int, int]]:
+        def build() -> set[tuple[int, int]]:
+            out = set()
+            for plain in self._plain:
+                out.update((int(m.group(1)), int(m.group(2))) for m in re.finditer(r"T(\d{2}):(\d{2})", plain))
+                for m in _TIME.finditer(plain):
+                    clock = _clock(m)
+                    if clock is not None:  # a clock without its half of the day grounds both halves
+                        hour, minute, known = clock
+                        out.update([(hour, minute)] if known else [(hour % 12, minute), (hour % 12 + 12, minute)])
+            return out
+        return self._index("times", build)
 
     def holds(self, fact: Fact) -> bool:
         if fact.kind in ("money", "percent"):

@@ -257,37 +257,40 @@ def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
     slot or the price paid, though a tool of this call returned those too. In each clause that names
     the thing, the figure of each kind nearest its name is the one said about it."""
     spec = pack.words
+    figures = [f for f in spec.figures if not piece.free_text or f.reads_text(*piece.free_text)]
+    if not figures:
+        return []
+    # "moved from Monday to Wednesday": Wednesday is the thing's. Each clause is read once for every figure.
+    clauses = [_FROM_OLD.sub(" to ", clause) for sentence in sentences(piece.text) if not sentence.rstrip().endswith("?")
+               for clause in _CLAUSE_END.split(as_digits(sentence))]
+    facts: dict[int, list[Fact]] = {}
     out = []
-    for figure in spec.figures:
-        if piece.free_text and not figure.reads_text(*piece.free_text):
-            continue
+    for figure in figures:
         grounds: Grounds | None = None
-        for sentence in sentences(piece.text):
-            if sentence.rstrip().endswith("?"):
+        for n, clause in enumerate(clauses):
+            about = figure.about.search(clause)
+            if not about:
                 continue
-            for clause in _CLAUSE_END.split(as_digits(sentence)):
-                clause = _FROM_OLD.sub(" to ", clause)  # "moved from Monday to Wednesday": Wednesday is the thing's
-                about = figure.about.search(clause)
-                if not about:
+            if n not in facts:
+                facts[n] = facts_in(clause, spec.terms, spec.term_aliases, weekdays=True)
+            nearest: dict[str, tuple[int, Fact]] = {}
+            for fact in facts[n]:
+                kind = fact.of or fact.kind
+                if kind not in figure.kinds and not (kind == "weekday" and "date" in figure.kinds):
                     continue
-                nearest: dict[str, tuple[int, Fact]] = {}
-                for fact in facts_in(clause, spec.terms, spec.term_aliases, weekdays="date" in figure.kinds):
-                    kind = fact.of or fact.kind
-                    if kind not in figure.kinds and not (kind == "weekday" and "date" in figure.kinds):
-                        continue
-                    at = clause.find(fact.text)
-                    far = abs(at - about.start()) if at >= 0 else len(clause)
-                    if kind not in nearest or far < nearest[kind][0]:
-                        nearest[kind] = (far, fact)
-                for _, fact in nearest.values():
-                    if grounds is None:
-                        grounds = Grounds().add(_source_values(figure, calls))
-                    if not grounds.holds(fact):
-                        gave = ("no tool of this business gives one" if not figure.sources else
-                                f"{' or '.join(sorted({t for t, _ in figure.sources}))} gave no such figure in this call")
-                        out.append(Finding(piece.where, clause, figure.rule or spec.inventions_rule or INVENTION,
-                                           f"states {fact.text!r} as {figure.means}, but {gave}"))
-                        break
+                at = clause.find(fact.text)
+                far = abs(at - about.start()) if at >= 0 else len(clause)
+                if kind not in nearest or far < nearest[kind][0]:
+                    nearest[kind] = (far, fact)
+            for _, fact in nearest.values():
+                if grounds is None:
+                    grounds = Grounds().add(_source_values(figure, calls))
+                if not grounds.holds(fact):
+                    gave = ("no tool of this business gives one" if not figure.sources else
+                            f"{' or '.join(sorted({t for t, _ in figure.sources}))} gave no such figure in this call")
+                    out.append(Finding(piece.where, clause, figure.rule or spec.inventions_rule or INVENTION,
+                                       f"states {fact.text!r} as {figure.means}, but {gave}"))
+                    break
     return out
 
 
