@@ -25,7 +25,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "ff5221f23daaf43548ca87b5281abbd08fd5370bd68d322fb6ca9ec12d248d74",
+    "verifier_sha256": "46c4df3e64fece8e2a1f3d00b5f7300709a66983e08968b5e47f83bd6caa18ec",
     "attempts": 5,
 }
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from pytest_callm.authoring.lint import scalars
 from pytest_callm.normalize import phone as phone_digits
 from pytest_callm.phone.spoken_numbers import ordinal_words, year_words
 from pytest_callm.task.pack import Pack
@@ -222,7 +223,7 @@ class Scenario:
         want = self.pack.values.key(kind, value)
         return any(isinstance(leaf, (str, int, float)) and not isinstance(leaf, bool)
                    and self.pack.values.key(kind, leaf) == want
-                   for step in earlier for leaf in _leaves(step.result))
+                   for step in earlier for leaf in scalars(step.result))
 
     def task(self, task_id: str, generated: dict[str, Any]) -> dict[str, Any]:
         """The task file (unlocked: `callm lock` writes its expected state)."""
@@ -258,17 +259,6 @@ def _verb(match_type: str) -> str:
 
 def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w@.\s-]", " ", text.lower())).strip()
-
-
-def _leaves(node: Any) -> Iterable[Any]:
-    if isinstance(node, dict):
-        for v in node.values():
-            yield from _leaves(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _leaves(v)
-    else:
-        yield node
 
 
 class Bench:

@@ -44,13 +44,14 @@ class Problem:
         return f"{self.path}: {self.where}: {self.message}"
 
 
-def _scalars(value: Any) -> Iterable[Any]:
+def scalars(value: Any) -> Iterable[Any]:
+    """Every value inside nested dicts and lists, None left out."""
     if isinstance(value, dict):
         for v in value.values():
-            yield from _scalars(v)
+            yield from scalars(v)
     elif isinstance(value, list):
         for v in value:
-            yield from _scalars(v)
+            yield from scalars(v)
     elif value is not None:
         yield value
 
@@ -265,6 +266,6 @@ def _results_before(task: Task, pack: Pack, trajectory) -> list[list[Any]]:
     out = []
     for i in range(len(task.exp_tool_calls)):
         out.append(list(seen))
-        seen.extend(_scalars(by_key.get(i)))
+        seen.extend(scalars(by_key.get(i)))
     return out
 

@@ -226,12 +226,7 @@ class OpenAIChatModel:
             system = microthinking.with_instruction(system)
         system = quirks.with_system_prompt_suffix(system, q.system_prompt_suffix)
         body["messages"] = [{"role": "system", "content": system}, *messages]
-        if s.temperature is not None:
-            body["temperature"] = s.temperature
-        if s.reasoning_effort is not None:
-            body["reasoning_effort"] = s.reasoning_effort
-        if s.max_tokens is not None:
-            body["max_completion_tokens"] = s.max_tokens
+        body.update(s.request_fields())
         if s.extra_body:
             body["extra_body"] = dict(s.extra_body)
         return body

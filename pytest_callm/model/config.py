@@ -95,6 +95,12 @@ class Sampling:
     max_tokens: int | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
 
+    def request_fields(self) -> dict[str, Any]:
+        """The Chat Completions fields these settings send; one left unset is not sent."""
+        fields = {"temperature": self.temperature, "reasoning_effort": self.reasoning_effort,
+                  "max_completion_tokens": self.max_tokens}
+        return {k: v for k, v in fields.items() if v is not None}
+
 
 @dataclass(frozen=True)
 class Quirks:

@@ -57,12 +57,7 @@ class PlainChatModel:
                                              *request.messages]}
         if request.tools:
             body["tools"] = request.tools
-        if s.temperature is not None:
-            body["temperature"] = s.temperature
-        if s.reasoning_effort is not None:
-            body["reasoning_effort"] = s.reasoning_effort
-        if s.max_tokens is not None:
-            body["max_completion_tokens"] = s.max_tokens
+        body.update(s.request_fields())
         body.update(s.extra_body)  # sent as the body's own fields, as the openai SDK sends `extra_body`
         return body
 

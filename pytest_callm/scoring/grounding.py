@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pytest_callm.normalize import fold_accents
-from pytest_callm.phone.spoken_numbers import find_numbers
+from pytest_callm.phone.spoken_numbers import ONES_WORDS, find_numbers
 from pytest_callm.task.terms import Stems
 
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -35,13 +35,12 @@ _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(" + "|".join(so
                            re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
 _CLOCK_BEFORE = re.compile(r"\b(?:at|by|until|till|til|from|before|after|around|between|to|and)\s+$", re.IGNORECASE)
-_HOURS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                                       "eleven", "twelve"], 1)}
+_ONE_TO_TWELVE = {w: i for i, w in enumerate(ONES_WORDS) if 1 <= i <= 12}  # one to twelve, as the line says them
 # The number reader leaves a lone small number in words ("eight"); before a part of the day it is an hour.
-_HOUR_IN_WORDS = re.compile(r"\b(" + "|".join(_HOURS) + r")(?=\s+(?:o'clock|[ap]\.?\s?m\b|in the (?:morning|afternoon|evening)"
+_HOUR_IN_WORDS = re.compile(r"\b(" + "|".join(_ONE_TO_TWELVE) + r")(?=\s+(?:o'clock|[ap]\.?\s?m\b|in the (?:morning|afternoon|evening)"
                             r"|at night|tonight|this (?:morning|afternoon|evening)))", re.IGNORECASE)
 # "Two ninety-nine ninety-nine": the reader leaves the "two" of a price said in parts.
-_HUNDREDS_IN_WORDS = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine)(?= \d{2} \d{2}\b)", re.IGNORECASE)
+_HUNDREDS_IN_WORDS = re.compile(r"\b(" + "|".join(ONES_WORDS[1:10]) + r")(?= \d{2} \d{2}\b)", re.IGNORECASE)
 # "Eighteen ninety-nine ninety-nine" is how a price is said: the reader gives "1899 99" ("four forty-nine
 # ninety-nine": "4 49 99"). Two numbers that could be a clock ("ten fifteen") are not a price.
 _SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?!\d|[.,]\d|%|\s*(?:percent|per cent|a\.?m\b|p\.?m\b))")
@@ -50,9 +49,7 @@ _THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|opt
                     r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
-_COUNT_WORDS = {w: i for i, w in enumerate(["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                                             "eleven", "twelve"], 1)}
-_COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(_COUNT_WORDS) + r")"  # "1,075 days" is one count
+_COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(_ONE_TO_TWELVE) + r")"  # "1,075 days" is one count
 # How long something takes or lasts: "three to five business days", "within 24 hours", "a 45-day window".
 _DURATION = re.compile(rf"\b{_COUNT}(?:\s*(?:to|-|or)\s*{_COUNT})?[\s-]+(?:business\s+|working\s+|calendar\s+)?"
                        r"(hour|day|week|month|year)s?\b(?!\s+old\b)", re.IGNORECASE)
@@ -65,7 +62,7 @@ _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|
 
 def _count(text: str) -> int:
     text = text.replace(",", "")
-    return int(text) if text.isdigit() else _COUNT_WORDS[text.lower()]
+    return int(text) if text.isdigit() else _ONE_TO_TWELVE[text.lower()]
 
 
 def _clock(m: re.Match) -> tuple[int, int, bool] | None:
@@ -104,8 +101,8 @@ def as_digits(text: str) -> str:
             out.extend([text[at:n.start], digits])
             at = n.end
     out.append(text[at:])
-    text = _HOUR_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), "".join(out))
-    return _HUNDREDS_IN_WORDS.sub(lambda m: str(_HOURS[m.group(1).lower()]), text)
+    text = _HOUR_IN_WORDS.sub(lambda m: str(_ONE_TO_TWELVE[m.group(1).lower()]), "".join(out))
+    return _HUNDREDS_IN_WORDS.sub(lambda m: str(_ONE_TO_TWELVE[m.group(1).lower()]), text)
 
 
 def _value(text: str) -> Decimal | None:
