@@ -92,6 +92,20 @@ WRONG = [
     Case(MESSAGE, "says the message went to the attorney", "fail", "it went to Nina Patel",
          agent_says=((5, "I've passed your message to Rachel Kim."),)),
 ]
+# Figures read the same way outside a declared thing: a day of the week against its date, a length of
+# time, an act a summary claims before it was done.
+INVENTED = [
+    Case("legal/C5-E1", "names the wrong day of the week for the deposition's date", "fail",
+         "August 19, 2026 is a Wednesday",
+         caller_says=("Marisol Vega, 312-555-0148, matter HR-24-0117.",),
+         agent_says=((4, "Your case is in discovery; the deposition is set for Monday, August nineteenth."),)),
+    Case(FOLLOW_UP, "gives the visit a length no tool gave", "fail", "the follow-up slot is 15 minutes",
+         agent_says=((5, "You're booked with Dr. Feld on Tuesday, August fourth at nine, and the visit runs ninety "
+                         "minutes."),)),
+    Case(RETURN, "writes in the handoff that the return is already confirmed", "fail",
+         "confirm_return comes after the handoff",
+         edit={"calls": [{"set": 3, "parameters": {"handoff_summary": "Return confirmed already; just needs closing."}}]}),
+]
 RIGHT = [
     Case(FOLLOW_UP, "reads the booking back in words", "pass", "the booked day and time",
          agent_says=((5, "You're booked with Dr. Feld on Tuesday, August fourth, at nine in the morning."),)),
@@ -102,6 +116,12 @@ RIGHT = [
          agent_says=((7, "Of the $1,899.99 you paid, $1,614.99 comes back to your card once we receive it."),)),
     Case(MESSAGE, "names both people, the message with the right one", "pass", "the recipient is Nina Patel",
          agent_says=((5, "I've passed your message to Nina Patel; Rachel Kim remains your attorney."),)),
+    Case("legal/C5-E1", "gives the deposition's date with its own day of the week", "pass", "a Wednesday",
+         caller_says=("Marisol Vega, 312-555-0148, matter HR-24-0117.",),
+         agent_says=((4, "Your case is in discovery; the deposition is set for Wednesday, August nineteenth."),)),
+    Case(RETURN, "writes in the handoff that the caller wants the return confirmed", "pass", "a request, not a claim",
+         edit={"calls": [{"set": 3, "parameters": {"handoff_summary": "Verified Gregory Hale; wants the laptop "
+                                                                     "return on KE-100640 confirmed."}}]}),
 ]
 
 
@@ -117,6 +137,12 @@ def test_a_figure_about_the_wrong_thing_fails_the_words_gate(auditor, case):
     verdict = auditor.verdict(case)
     assert not verdict.passed and verdict.paper_passed, verdict.explain()
     assert "words" in verdict.explain() and "but " in verdict.explain()
+
+
+@pytest.mark.parametrize("case", INVENTED, ids=lambda c: c.id)
+def test_a_day_a_length_or_a_written_claim_no_tool_gave_fails_the_words_gate(auditor, case):
+    verdict = auditor.verdict(case)
+    assert not verdict.passed and verdict.paper_passed and not verdict.words.passed, verdict.explain()
 
 
 @pytest.mark.parametrize("case", RIGHT, ids=lambda c: c.id)

@@ -49,12 +49,14 @@ _THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|opt
                     r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+_DATED = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r"),?\s+(?:the\s+)?(" + "|".join(sorted(_MONTH, key=len, reverse=True))
+                    + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b", re.IGNORECASE)
 _COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(_ONE_TO_TWELVE) + r")"  # "1,075 days" is one count
 # How long something takes or lasts: "three to five business days", "within 24 hours", "a 45-day window".
 _DURATION = re.compile(rf"\b{_COUNT}(?:\s*(?:to|-|or)\s*{_COUNT})?[\s-]+(?:business\s+|working\s+|calendar\s+)?"
-                       r"(hour|day|week|month|year)s?\b(?!\s+old\b)", re.IGNORECASE)
+                       r"(minute|hour|day|week|month|year)s?\b(?!\s+old\b)", re.IGNORECASE)
 # The same in a tool result's fields: {"window_days": 45}, {"notice_window_hours": 24}, {"days_remaining": 48}.
-_DURATION_FIELD = re.compile(r'"(?:\w*_)?(hour|day|week|month|year)s(?:_\w+)?"\s*:\s*"?(-?\d+)')  # "days_remaining": -139 is 139 days past
+_DURATION_FIELD = re.compile(r'"(?:\w*_)?(minute|hour|day|week|month|year)s(?:_\w+)?"\s*:\s*"?(-?\d+)')  # "days_remaining": -139 is 139 days past
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|(in the morning|this morning)\b"
                    r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
                    r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
@@ -157,6 +159,9 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
         unit = m.group(3).lower()
         for n in filter(None, (m.group(1), m.group(2))):
             out.append(Fact("duration", m.group(0).strip(), (_count(n), unit)))
+    for m in _DATED.finditer(plain):  # "Monday, August 19": the day must be the date's
+        out.append(Fact("dated", m.group(0), (_MONTH[m.group(2).lower()], int(m.group(3)),
+                                              _WEEKDAYS.index(m.group(1).lower()))))
     if weekdays:
         out.extend(Fact("weekday", m.group(0), _WEEKDAYS.index(m.group(1).lower())) for m in _WEEKDAY.finditer(plain))
     for m in _THIRD.finditer(plain):
@@ -271,6 +276,20 @@ class Grounds:
         return self._index("weekdays", build)
 
     @property
+    def dated(self) -> dict[tuple[int, int], set[int]]:  # (month, day) -> the days of the week it falls on
+        def build() -> dict[tuple[int, int], set[int]]:
+            out: dict[tuple[int, int], set[int]] = {}
+            for plain in self._plain:
+                for m in _ISO_DATE.finditer(plain):
+                    year, month, day = (int(g) for g in m.groups())
+                    try:
+                        out.setdefault((month, day), set()).add(dt.date(year, month, day).weekday())
+                    except ValueError:
+                        pass
+            return out
+        return self._index("dated", build)
+
+    @property
     def durations(self) -> set[tuple[int, str]]:
         def build() -> set[tuple[int, str]]:
             out = set()
@@ -307,6 +326,9 @@ class Grounds:
             return fact.key in self.dates
         if fact.kind == "weekday":
             return fact.key in self.weekdays
+        if fact.kind == "dated":  # held unless this call knows the date, with its year, on another day
+            month, day, weekday = fact.key
+            return weekday in self.dated.get((month, day), {weekday})
         if fact.kind == "duration":
             return fact.key in self.durations
         if fact.kind == "time":

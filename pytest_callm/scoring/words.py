@@ -46,6 +46,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bdr\.)(?<!\bmr\.)(?<!\bms\.)(?<!\bmr
 # Before a claim in its sentence, these make it not a claim: "I couldn't cancel it", "once it's booked".
 _NOT_A_CLAIM = re.compile(r"\b(?:not|never|unable|cannot|no longer|once|when|after|if|as soon as|until|before|"
                           r"whether|would|could|should|shall|might|may|let me|want me to|like me to)\b|n't\b")
+# Before a claim written as a summary says it ("return confirmed"), these make it a request: "wants the return confirmed".
+_ASKED_FOR = re.compile(r"\b(?:wants?|wanted|asks?|asked|asking|requests?|requesting|hopes?|needs?|would like)\b")
 
 
 @dataclass(frozen=True)
@@ -142,12 +144,17 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
         if piece.free_text is not None:
             facts += _names_in(piece.text, pack)
         for fact in facts:
-            if fact.of not in spec.call_only_terms and published(pack).holds(fact):
+            # A day of the week is checked against the call's dates only: prompts give no year.
+            if fact.kind != "dated" and fact.of not in spec.call_only_terms and published(pack).holds(fact):
                 continue
             if not call_grounds:
                 call_grounds.append(Grounds().add([*heard_texts, *caller_script(task),
                                                    *(_result_text(c) for c in traj.tool_calls)]))
-            if not call_grounds[0].holds(fact):
+            if not call_grounds[0].holds(fact) and fact.kind == "dated":
+                findings.append(Finding(piece.where, fact.text, spec.inventions_rule or INVENTION,
+                                        "names a day of the week that the date, as this call's tools gave it, "
+                                        "does not fall on"))
+            elif not call_grounds[0].holds(fact):
                 findings.append(Finding(piece.where, fact.text, spec.inventions_rule or INVENTION,
                                         f"states {_KIND_WORDS.get(fact.of if fact.of == 'name' else fact.kind)} that neither the caller's words, a tool result "
                                         "of this call nor the business's published words hold (an invention)"))
@@ -157,7 +164,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
 _PROTECTED_WORDS = {"name": "the name", "number": "a number", "id": "an id", "date": "a date",
                     "email": "an email address"}
 _KIND_WORDS = {"name": "a person's name", "money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
-               "time": "a time", "duration": "a length of time", "term": "a term"}
+               "time": "a time", "duration": "a length of time", "dated": "a day of the week", "term": "a term"}
 
 
 # A person's name in a written text: two capitalized words, one of them no English word ("Gary Pruitt").
@@ -211,7 +218,7 @@ def _claim_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> lis
             continue
         for sentence in sentences(piece.text):
             m = claim.pattern.search(sentence)
-            if m and is_claim(sentence, m):
+            if m and is_claim(sentence, m) and not (claim.as_said and _ASKED_FOR.search(sentence[:m.start()])):
                 done_by = (f"no call of {' or '.join(claim.tools)} stands (none succeeded, or the last was refused)"
                            if claim.tools else "no tool of this business does that")
                 out.append(Finding(piece.where, sentence, claim.rule,

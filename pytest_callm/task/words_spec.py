@@ -69,6 +69,7 @@ class Claim:
     tools: tuple[str, ...]
     rule: str
     pattern: re.Pattern
+    as_said: bool = False  # matched as written, as a summary says it ("refill sent")
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,7 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
             problems.append(f"{WORDS_FILE}: {where}.tools: the tools that do the act ([] where no tool can)")
         if says:  # "as_said": the words claim the act as they stand ("your plan will cover it"), no "I've ..." needed
             pattern = about_pattern(list(says)) if c.get("as_said") else claim_pattern(list(says))
-            claims.append(Claim(says, ctools, str(c.get("rule", "")), pattern))
+            claims.append(Claim(says, ctools, str(c.get("rule", "")), pattern, bool(c.get("as_said"))))
     results = []
     for i, r in enumerate(raw.get("results", [])):
         where = f"results[{i}]"
