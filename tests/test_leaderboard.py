@@ -7,7 +7,7 @@ The runs (4 attempts per task, pass^3), every model on the scripted local server
   the server): `good`, playing the answer key of C2-E2 in every task (it passes C2-E2 only), with list
   prices; `weak`, ending every call at once, reporting no token usage, its first attempt failing on
   the model's side through every retry (one attempt not scored);
-- listed apart: the oracle (no caller); `scripted`, as `good` but against a conftest's scripted caller;
+- listed apart: the oracle (the offline caller); `scripted`, as `good` but against a conftest's scripted caller;
   `selfie`, as `good` but its config names itself as the caller.
 """
 
@@ -184,7 +184,7 @@ def test_the_runs_played_as_the_module_says(runs):
 
 def test_each_manifest_records_who_played_the_caller(runs):
     assert {name: manifest(run)["caller"] for name, run in runs.items()} == {
-        "oracle": {"kind": "none", "name": "none"},
+        "oracle": {"kind": "offline", "name": "offline"},
         "good": {"kind": "model", "name": "caller-bot"}, "weak": {"kind": "model", "name": "caller-bot"},
         "scripted": {"kind": "plugin", "name": "pytest_callm_make_caller"},
         "selfie": {"kind": "self", "name": "selfie"}}
@@ -195,7 +195,8 @@ def test_only_callm_results_are_ranked_the_others_listed_apart_with_why(runs, bo
     # good's pass^3 interval reaches down to weak's 0: they share the rank.
     assert [(r[0], r[1]) for r in ranked] == [("=1", "good"), ("=1", "weak")]
     assert [(r[0], r[1]) for r in apart] == [
-        ("oracle", "not a CALLM result: no caller (the oracle replays the answer keys: a check of the tasks)"),
+        ("oracle", "not a CALLM result: the offline caller answers from the task's script (the oracle replays "
+                   "the answer keys: a check of the tasks)"),
         ("scripted", "not a CALLM result: a scripted caller of the project's own (pytest_callm_make_caller), "
                      "not the simulated caller"),
         ("selfie", "not a CALLM result: the model plays its own caller")]

@@ -8,7 +8,7 @@ into two models whose attempts are made to fail by plan, their figures recompute
 - `clinic` passes all of healthcare, one task in three of legal and nothing of customer support: 44.4%.
 
 Across industries `generalist` comes first; by healthcare `clinic` does, its interval clear of the other's.
-The oracle run itself is listed apart (no caller), so the pages hold a "why not ranked" line too.
+The oracle run itself is listed apart (the offline caller), so the pages hold a "why not ranked" line too.
 """
 
 from __future__ import annotations

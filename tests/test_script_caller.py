@@ -166,3 +166,19 @@ def test_the_question_asking_key_passes_at_least_95_percent_of_the_locked_suite(
     with capsys.disabled():
         print(f"\nquestion-asking key: {share(played):.1%} of {len(played)} locked tasks with the script caller")
     assert len(played) == 180 and share(played) >= 0.95, [n for n, r in played if r.reward != 1.0]
+
+
+def test_the_oracle_plays_its_key_against_the_offline_caller():
+    """The oracle's caller is the offline one (as in training and every RL adapter): the saved call
+    holds the script's opening line as the caller's words, and the key still passes."""
+    from pytest_callm.runs.runtime import Runtime
+
+    task, pack = task_and_pack("legal/C4-H2")
+    runtime = Runtime("oracle", {pack.name: pack})
+    try:
+        trajectory, verdict = runtime.run_attempt(task, pack, 2)
+    finally:
+        runtime.close()
+    caller_said = [t.said for t in trajectory.transcript if t.role == "caller"]
+    assert caller_said[0] == read_script(task.raw).opening
+    assert verdict.passed, verdict.explain()

@@ -159,7 +159,7 @@ class Row:
     @property
     def caller_label(self) -> str:
         c = self.caller or {}
-        label = {"none": "none", "plugin": f"scripted: {c.get('name')}", "self": "the model itself",
+        label = {"none": "none", "offline": "offline (the task's script)", "plugin": f"scripted: {c.get('name')}", "self": "the model itself",
                  "model": str(c.get("name"))}.get(c.get("kind"), "?")
         return label if c.get("recorded", True) else label + " (as configured; not recorded)"
 
@@ -350,6 +350,8 @@ def ranking(rows: list[Row], scope: scopes.Scope) -> list[Placed]:
 
 CALLER_APART = {
     "none": "not a CALLM result: no caller (the oracle replays the answer keys: a check of the tasks)",
+    "offline": "not a CALLM result: the offline caller answers from the task's script (the oracle replays "
+               "the answer keys: a check of the tasks)",
     "plugin": "not a CALLM result: a scripted caller of the project's own ({name}), not the simulated caller",
     "self": "not a CALLM result: the model plays its own caller",
 }

@@ -43,6 +43,7 @@ from pytest_callm.runs.loop_thread import LoopThread
 from pytest_callm.model.latency import RequestSampler
 from pytest_callm.phone.line import CleanLine, Line, make_line, warm_up
 from pytest_callm.phone.rewriter import misheard_rewriter
+from pytest_callm.call.script_caller import ScriptCaller
 from pytest_callm.call.simulated_caller import SimulatedCaller
 from pytest_callm.model.protocol import Model, ModelAccessError, ModelInfrastructureError
 from pytest_callm.model.config import ORACLE, POLICY, ModelConfig
@@ -210,7 +211,9 @@ class Runtime:
     def caller_for(self, task: Task, pack: Pack, attempt: int, model: Model) -> Caller:
         """A fresh caller for one call (callers keep the conversation, so never reuse one)."""
         if self.model_name == ORACLE:
-            return ScriptedCaller(model)
+            # The oracle's caller is the offline one, the caller training and the RL adapters use:
+            # the key's questions get the script's answers, so a saved oracle call reads as a call.
+            return ScriptCaller(task, pack, attempt)
         caller = self.caller_factory(task, pack, attempt) if self.caller_factory else None
         if caller is None:
             if self.caller_client is None:

@@ -40,6 +40,7 @@ from typing import Any
 
 from pytest_callm import __version__
 from pytest_callm.model import redact
+from pytest_callm.model.config import ORACLE
 from pytest_callm.saved import files
 from pytest_callm.saved.seed_state import compress, rebuild_state
 from pytest_callm.saved.slim import fill, slim
@@ -165,13 +166,17 @@ def public_config(config) -> dict[str, Any] | None:
     return shown
 
 
-CALLER_KINDS = ("none", "plugin", "self", "model")
+CALLER_KINDS = ("none", "offline", "plugin", "self", "model")
+OFFLINE_CALLER = "offline"  # the offline caller: it answers from the task's script
 
 
-def caller_record(model_config, caller_config, custom_caller: str | None) -> dict[str, str]:
-    """Who played the caller, as the manifest records it: `kind` is none (the oracle: no caller),
-    plugin (a caller of the project's own: `custom_caller` names the hook or fixture), self (the model
-    under test on both sides) or model (the simulated caller on its own model), and `name`."""
+def caller_record(model_config, caller_config, custom_caller: str | None, model: str | None = None) -> dict[str, str]:
+    """Who played the caller, as the manifest records it: `kind` is offline (the oracle: the offline
+    caller answers from the task's script), none (a run saved before the oracle had one), plugin (a
+    caller of the project's own: `custom_caller` names the hook or fixture), self (the model under test
+    on both sides) or model (the simulated caller on its own model), and `name`."""
+    if model == ORACLE:
+        return {"kind": "offline", "name": OFFLINE_CALLER}
     if model_config is None or caller_config is None:
         return {"kind": "none", "name": "none"}
     if custom_caller:
@@ -207,7 +212,7 @@ def make_manifest(*, model: str, model_config, caller_config, line: str, attempt
     return {"format": FORMAT, "package_version": __version__, "k": k, "bootstrap_seed": DEFAULT_SEED,
             "created_at": dt.datetime.now().isoformat(timespec="seconds"), **counts, "comparable": comparable,
             # Beside `comparable`, not in it: runs saved before it was recorded still resume.
-            "caller": caller_record(model_config, caller_config, custom_caller)}
+            "caller": caller_record(model_config, caller_config, custom_caller, model)}
 
 
 # What a manifest records of a model config but no result depends on: where its file lies, how many

@@ -14,6 +14,7 @@ from typing import Any
 from pytest_callm.model.config import (ORACLE, SELF, ModelConfig, ModelConfigError, RetryPolicy, api_key_for,
                                        resolve)
 from pytest_callm.model.serve import ModelServer, ServeError
+from pytest_callm.saved.rundir import OFFLINE_CALLER
 from pytest_callm.toolserver.client import ToolServerError, check_tool_server
 
 # The paper's caller is a fixed, stronger and slower model that is never ranked. GPT-5 at its default
@@ -167,7 +168,10 @@ class RunModels:
         return judge_reader(self.judge_config, self.key_of(self.judge_config, "judge", None), self.retry_policy())
 
     def caller_name(self) -> str:
-        """Who played the caller: none (the oracle, a rescore), a plugin's caller, or the caller model."""
+        """Who played the caller: the offline caller (the oracle), none (a rescore), a plugin's caller,
+        or the caller model."""
+        if self.settings.model == ORACLE:
+            return OFFLINE_CALLER
         if self.model_config is None:
             return "none"
         custom = self.custom_caller()
