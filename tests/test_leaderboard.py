@@ -202,7 +202,7 @@ def test_only_callm_results_are_ranked_the_others_listed_apart_with_why(runs, bo
         ("selfie", "not a CALLM result: the model plays its own caller")]
     # Tasks, attempts scored (and a task) and the caller, on every row.
     assert [r[5:8] for r in ranked] == [["8", "32 (4 a task)", "caller-bot"], ["8", "31 (4 a task)", "caller-bot"]]
-    assert [r[5:8] for r in apart] == [["8", "32 (4 a task)", "none"],
+    assert [r[5:8] for r in apart] == [["8", "32 (4 a task)", "offline (the task's script)"],
                                        ["8", "32 (4 a task)", "scripted: pytest_callm_make_caller"],
                                        ["8", "32 (4 a task)", "the model itself"]]
 

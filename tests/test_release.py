@@ -17,7 +17,7 @@ ORACLE = "--callm-model=oracle"
 
 
 def pins(**changed) -> dict:
-    return {"name": "test-release", "caller": "none",
+    return {"name": "test-release", "caller": "offline",
             "line_profile_sha256": line_identity("default")["profile_sha256"],
             "verifier_sha256": verifier_hash(), "attempts": 5, **changed}
 
