@@ -1,5 +1,5 @@
 """The full suite's oracle run (180 tasks x 5 attempts): a report page that stays light, a whole run
-directory (pages included) of at most 10 KB per attempt, and task pages written while the run goes on."""
+directory (pages included) of at most 12 KB per attempt, and task pages written while the run goes on."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ pytestmark = pytest.mark.xdist_group("full_suite_report")  # its module fixture 
 
 PAGE_LIMIT = 1_500_000  # bytes of report.html
 # Bytes the whole run directory grows by per passing attempt: 9.8 KB when it was set, 10.0 KB once the
-# keys kept what a front desk records (verifications, the screening log, 911 advice).
-ATTEMPT_LIMIT = 11_000
+# keys kept what a front desk records (verifications, the screening log, 911 advice), 11.1 KB once the
+# oracle's caller became the offline one (the script's answers are in every saved call and task page).
+ATTEMPT_LIMIT = 12_000
 PAGES = "report"  # the task pages' folder beside report.html
 
 

@@ -62,7 +62,7 @@ def test_junit_xml_has_category_difficulty_per_attempt_and_the_runs_figures_per_
 
     report = json.loads((out / "report.json").read_text())["summary"]
     overall, intervals = report["overall"], report["intervals"]["overall"]
-    assert suite["callm_model"] == "oracle" and suite["callm_caller"] == "none" and suite["callm_k"] == "5"
+    assert suite["callm_model"] == "oracle" and suite["callm_caller"] == "offline" and suite["callm_k"] == "5"
     assert suite["callm_run_dir"] == str(out) and suite["callm_report_html"] == str(out / "report.html")
     assert (suite["callm_tasks"], suite["callm_attempts_scored"], suite["callm_attempts_not_scored"]) == ("4", "20", "0")
     assert suite["callm_pass_at_1"] == "0.7500" and suite["callm_pass_hat_5"] == "0.7500"
