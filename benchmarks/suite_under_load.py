@@ -1,6 +1,6 @@
 """The project's own suite, run with CPU-bound processes beside it: does it hold under load?
 
-    python benchmarks/suite_under_load.py                    # 3 runs of `pytest tests -n 2`, 2 burners
+    python benchmarks/suite_under_load.py                    # 3 runs of `pytest tests -n 3`, 2 burners
     python benchmarks/suite_under_load.py --runs 1 --burners 4 -- tests/test_concurrency.py -n 2
 
 Each burner is a process spinning in a tight loop for as long as the runs last (on a 2-core machine,
@@ -33,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="runs of the suite, one after the other (default 3)")
     parser.add_argument("--burners", type=int, default=2, help="CPU-bound processes beside it (default 2)")
-    parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: tests -n 2 -q)")
+    parser.add_argument("pytest_args", nargs="*", help="after --: pytest's arguments (default: tests -n 3 -q)")
     args = parser.parse_args(argv)
-    pytest_args = args.pytest_args or ["tests", "-n", "2", "-q", "-p", "no:cacheprovider"]
+    pytest_args = args.pytest_args or ["tests", "-n", "3", "-q", "-p", "no:cacheprovider"]
     burners = [multiprocessing.Process(target=burn, daemon=True) for _ in range(args.burners)]
     for b in burners:
         b.start()
