@@ -223,7 +223,7 @@ def lint(paths: Iterable[Path], industries: Iterable[Path], suite: bool = True,
             continue
         loaded.append((task, pack))
     if loaded:
-        runtime = Runtime("oracle", packs.loaded())
+        runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)  # the same tools; no server to start
         try:
             for task, pack in loaded:
                 problems.extend(check_unfinished(task))

@@ -46,7 +46,7 @@ class Locked:
 def lock(paths: Iterable[Path], industries: Iterable[Path], write: bool = True) -> list[Locked]:
     packs = PackRegistry(industries)
     loaded = [load_task(p, packs, unlocked=True) for p in find_task_files(paths)]
-    runtime = Runtime("oracle", packs.loaded())
+    runtime = Runtime("oracle", packs.loaded(), tools_in_process=True)  # the same tools; no server to start
     results = []
     try:
         for data, task, pack in loaded:
