@@ -25,8 +25,11 @@ from pytest_callm.task.pack import Pack
 
 
 class Builder:
-    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None, report: dict[str, Any] | None = None):
-        """`report`: the run's results so far, for a page written before report.json (task_pages.py)."""
+    def __init__(self, run_dir: Path, packs_dirs: list[Path] | None, report: dict[str, Any] | None = None,
+                 known_packs: dict[str, Pack] | None = None):
+        """`report`: the run's results so far, for a page written before report.json (task_pages.py);
+        `known_packs`: the packs the run played, loaded already (the run writing its own pages)."""
+        self.known_packs = known_packs
         self.run_dir = Path(run_dir)
         if not self.run_dir.is_dir():
             raise ReportError(f"{self.run_dir} is not a folder")
@@ -74,7 +77,7 @@ class Builder:
     def packs(self, task_paths: list[Path]) -> Packs:
         """The packs, searched for above these task files too (tasks are read one at a time)."""
         if self._packs is None:
-            self._packs = Packs(self.packs_dirs if self.packs_dirs is not None else [])
+            self._packs = Packs(self.packs_dirs if self.packs_dirs is not None else [], self.known_packs)
         if self.packs_dirs is None:
             self._packs.add(pack_folders(self.run_dir, task_paths))
         return self._packs

@@ -169,12 +169,13 @@ def write_task_pages(builder: "Builder", page: Path, keys: list[tuple[str, str]]
 
 
 def write_html_report(run_dir: Path, packs_dirs: list[Path] | None = None, *, out: Path | None = None,
-                      written: Collection[tuple[str, str]] = ()) -> Path:
+                      written: Collection[tuple[str, str]] = (), known_packs: dict | None = None) -> Path:
     """Write the run's report: the main page (by default `<run_dir>/report.html`) and the page of each
     (industry, task) beside it (`report/<industry>/<task>.html`), but those `written` during the run
-    already (task_pages.py). Returns the main page's path."""
+    already (task_pages.py). `known_packs`: the packs the run played, loaded already. Returns the main
+    page's path."""
     path = Path(out) if out is not None else Path(run_dir) / PAGE_NAME
-    builder = Builder(Path(run_dir), packs_dirs)
+    builder = Builder(Path(run_dir), packs_dirs, known_packs=known_packs)
     builder.page_name = path.name
     write_page(path, strike_secrets(bounded("report.html.j2", builder.build, main=True),
                                      secret_variables(builder.manifest)))

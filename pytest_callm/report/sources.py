@@ -29,10 +29,11 @@ def read_json(path: Path) -> dict[str, Any] | None:
 class Packs:
     """The packs of the run's industries, found once, each loaded once; None where none is found."""
 
-    def __init__(self, dirs: list[Path]):
-        self.paths: dict[str, Path] = {}
+    def __init__(self, dirs: list[Path], known: dict[str, Pack] | None = None):
+        """`known`: packs loaded already (the run's own, as it played them), used as found."""
+        self.paths: dict[str, Path] = {name: pack.root for name, pack in (known or {}).items()}
         self.searched: set[Path] = set()
-        self._loaded: dict[str, Pack | None] = {}
+        self._loaded: dict[str, Pack | None] = dict(known or {})
         self.problems: dict[str, str] = {}
         self.add(dirs)
 

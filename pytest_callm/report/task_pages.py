@@ -21,8 +21,9 @@ NODE_ID = re.compile(r"(.+?)::(.+)\[attempt-(\d+)\]")
 
 class TaskPages:
     def __init__(self, run_dir: Path, packs_dirs: list[Path] | None, model: str | None, k: int,
-                 expected: dict[tuple[str, str], int]):
+                 expected: dict[tuple[str, str], int], known_packs: dict | None = None):
         self.run_dir, self.packs_dirs, self.model, self.k = Path(run_dir), packs_dirs, model, k
+        self.known_packs = known_packs  # the packs the run played, loaded already
         self.expected = expected
         self.results: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         self.written: set[tuple[str, str]] = set()
@@ -30,14 +31,15 @@ class TaskPages:
 
     @classmethod
     def for_items(cls, run_dir: Path, packs_dirs: list[Path] | None, model: str | None, k: int,
-                  ids: list[str], task_of_file: dict[str, tuple[str, str]]) -> "TaskPages":
+                  ids: list[str], task_of_file: dict[str, tuple[str, str]],
+                  known_packs: dict | None = None) -> "TaskPages":
         """`ids`: the selected items' node ids; `task_of_file`: (industry, task id) by task file (as in the ids)."""
         expected: Counter = Counter()
         for nodeid in ids:
             match = NODE_ID.fullmatch(nodeid)
             if match and match[1] in task_of_file:
                 expected[task_of_file[match[1]]] += 1
-        return cls(run_dir, packs_dirs, model, k, dict(expected))
+        return cls(run_dir, packs_dirs, model, k, dict(expected), known_packs)
 
     def add(self, result: dict[str, Any]) -> None:
         key = (result.get("industry"), result.get("task_id"))
@@ -57,7 +59,8 @@ class TaskPages:
         from pytest_callm.report.report_html import render_task_page, write_page, write_stylesheet
 
         if self._builder is None:
-            self._builder = Builder(self.run_dir, self.packs_dirs, report={"model": self.model, "k": self.k})
+            self._builder = Builder(self.run_dir, self.packs_dirs, report={"model": self.model, "k": self.k},
+                                    known_packs=self.known_packs)
             write_stylesheet(self.run_dir / self._builder.page_name)
         builder = self._builder
         attempts = sorted(results, key=lambda r: r.get("attempt") or 0)

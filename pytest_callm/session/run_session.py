@@ -34,7 +34,7 @@ from pytest_callm.saved.rundir import (RunDir, RunDirError, RunDirWriteError, de
                                        make_manifest, verifier_hash)
 from pytest_callm.scoring.cost import usage_by_industry
 from pytest_callm.scoring.metrics import summarize
-from pytest_callm.task.pack import PackError, PackRegistry
+from pytest_callm.task.pack import Pack, PackError, PackRegistry
 from pytest_callm.task.task_file import TaskError, is_task_file, load_task
 
 # Calls in flight in a run, unless --callm-concurrency says otherwise: shared among the processes
@@ -127,6 +127,7 @@ class RunSession:
         self.selected: list[tuple[str, str, int]] = []  # (industry, task id, attempt) of the selected task items
         self.release_check: ReleaseCheck | None = None  # set when the run opens, if a release is pinned
         self.task_pages: TaskPages | None = None  # writes each task's page once all its attempts are in
+        self.played_packs: dict[str, Pack] | None = None  # the packs of the selected tasks, once open
         self.runner: AttemptRunner | None = None  # plays, resumes or rescores this process's attempts
         self.latency_parts: list[dict[str, Any]] = []
         self.latency_report: LatencyReport | None = None
@@ -209,8 +210,9 @@ class RunSession:
             attempt = re.search(r"attempt-(\d+)", node.rpartition("[")[2])
             if attempt:
                 self.selected.append((record["industry"], record["task"].rpartition("/")[2], int(attempt[1])))
+        self.played_packs = packs  # loaded once: the pages use them as they are
         self.task_pages = TaskPages.for_items(self.run_dir.path, self.settings.industries, self.settings.model,
-                                              self.settings.k, ids, tasks)
+                                              self.settings.k, ids, tasks, packs)
         manifest = make_manifest(model=self.settings.model, model_config=self.models.model_config,
                                  caller_config=self.models.caller_config, line=self.settings.line,
                                  attempts=self.settings.attempts, k=self.settings.k, task_files=files,
@@ -326,7 +328,8 @@ class RunSession:
 
         try:
             write_html_report(self.run_dir.path, self.settings.industries,
-                              written=self.task_pages.written if self.task_pages is not None else ())
+                              written=self.task_pages.written if self.task_pages is not None else (),
+                              known_packs=self.played_packs)
         except Exception as e:  # noqa: BLE001  the page never stays behind report.json: none rather than a stale one
             (self.run_dir.path / "report.html").unlink(missing_ok=True)
             self.page_failure = (f"report.html not written ({type(e).__name__}: {str(e)[:200]}); report.json is "
