@@ -1,4 +1,4 @@
-"""Northside Dermatology's training scenarios, composed from the practice's own sub-goals (`callm generate`).
+"""Straus Dermatology's training scenarios, composed from the practice's own sub-goals (`callm generate`).
 
 A new patient calls to book a first visit: the plan is checked at the office the caller wants
 (in network or not, from the seed's acceptance table: both sides drawn), and when it is not, the
