@@ -17,6 +17,7 @@ difficulty composition is exactly the declared one.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -29,6 +30,7 @@ from pytest_callm.normalize import ValueKinds
 from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.task.pack import Pack, PackError, PackRegistry
 from pytest_callm.runs.runtime import Runtime
+from pytest_callm.scoring.heard import Heard
 from pytest_callm.task.task_file import Task, TaskError, load_task
 
 DIFFICULTY_LETTER = {"easy": "E", "medium": "M", "hard": "H"}
@@ -64,8 +66,27 @@ def caller_knowledge(task: Task) -> tuple[list[Any], str]:
     """What the caller can say: discrete values (traits, name) and free text (script, responses)."""
     raw = task.raw
     values = [raw["customer_name"], *(t["value"] for t in raw.get("traits", []))]
-    texts = [raw["intent"], *(r["response_value"] for r in raw.get("scripted_responses", []))]
-    return values, _spoken(" ".join(texts))
+    return values, _spoken(" ".join(_caller_texts(task)))
+
+
+def _caller_texts(task: Task) -> list[str]:
+    return [task.raw["intent"], *(r["response_value"] for r in task.raw.get("scripted_responses", []))]
+
+
+def _heard_in_script(value: Any, kind: str | None, heard: Heard, today: dt.date) -> bool:
+    """Whether the script says `value` as the verifier hears a caller (`scoring/heard.py`): a code
+    spelled out ("K E dash 1 0 4 5 4 9"), a number in words; a date said without its year ("Saturday,
+    November fourteenth") is the next one after today, which the agent's prompt gives."""
+    if heard.has(kind, value):
+        return True
+    if kind == "date":
+        try:
+            day = dt.date.fromisoformat(str(value)[:10])
+        except ValueError:
+            return False
+        return (today <= day <= today + dt.timedelta(days=366) and day.day in heard.numbers
+                and (day.month in heard.months or day.month in heard.numbers))
+    return False
 
 
 def _in_text(value: Any, text: str, values: ValueKinds, kind: str | None) -> bool:
@@ -81,6 +102,7 @@ def _in_text(value: Any, text: str, values: ValueKinds, kind: str | None) -> boo
 def check_obtainable(task: Task, pack: Pack, results_before: list[list[Any]]) -> list[Problem]:
     """`results_before[i]`: scalar values returned by expected calls 0..i-1 in the replay."""
     values, said = caller_knowledge(task)
+    heard, today = Heard(_caller_texts(task)), pack.now.date()
     problems = []
     plan = plan_answer_key(task, pack)
     agent_of = {c.key_index: c.agent for c in plan if c.key_index is not None}
@@ -97,7 +119,8 @@ def check_obtainable(task: Task, pack: Pack, results_before: list[list[Any]]) ->
             items = expected if isinstance(expected, list) and kind is not None else [expected]
             item_schema = schema.get("items", {}) if items is expected else schema
             for j, item in enumerate(items):
-                if _obtainable(item, kind, item_schema, pack, values, said, results_before[i], prompt):
+                if _obtainable(item, kind, item_schema, pack, values, said, results_before[i], prompt) or \
+                        _heard_in_script(item, kind, heard, today):
                     continue
                 where = f"$.exp_tool_calls[{i}].parameters.{param}" + (f"[{j}]" if items is expected else "")
                 problems.append(Problem(task.path, where,
@@ -138,6 +161,17 @@ def check_alternatives(task: Task, pack: Pack) -> list[Problem]:
 
 
 def check_id(task: Task) -> list[Problem]:
+    if "generated" in task.raw:  # `callm generate`'s own form: gen-<seed>-<number>-<category>
+        from pytest_callm.authoring.generate import PREFIX as GENERATED_PREFIX  # (generate -> compose -> this module)
+
+        m = re.fullmatch(rf"{GENERATED_PREFIX}-\d+-\d+-([A-Za-z0-9]+)", task.task_id)
+        if not m:
+            return [Problem(task.path, "$.task_name", f"id {task.task_id!r} of a generated task should look like "
+                                                      f"{GENERATED_PREFIX}-1-00017-C2")]
+        if m.group(1) != task.category_slug:
+            return [Problem(task.path, "$.metadata.category_slug",
+                            f"{task.category_slug!r} does not match the id {task.task_id!r}")]
+        return []
     m = re.fullmatch(r"([A-Za-z0-9]+)-([EMH])(\d+)", task.task_id)
     if not m:
         return [Problem(task.path, "$.task_name", f"id {task.task_id!r} should look like C4-H3 or R-E1")]
