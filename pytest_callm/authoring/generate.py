@@ -38,9 +38,9 @@ from typing import Any
 from pytest_callm.authoring.compose import Bench, Redraw, Scenario, load_composer
 from pytest_callm.authoring.lock import expected_state, find_task_files
 from pytest_callm.task.pack import Pack, PackRegistry
-from pytest_callm.task.task_file import TaskError, load_task, read_task_json
+from pytest_callm.task.task_file import GENERATED_PREFIX, TaskError, load_task, read_task_json
 
-PREFIX = "gen"  # generated task ids start so: never a locked id, and `-k gen` picks them
+PREFIX = GENERATED_PREFIX
 TRIES = 6  # draws per task before its slot is given up
 
 

@@ -31,7 +31,7 @@ from pytest_callm.call.oracle import AnswerKeyError, plan_answer_key
 from pytest_callm.task.pack import Pack, PackError, PackRegistry
 from pytest_callm.runs.runtime import Runtime
 from pytest_callm.scoring.heard import Heard
-from pytest_callm.task.task_file import Task, TaskError, load_task
+from pytest_callm.task.task_file import GENERATED_PREFIX, Task, TaskError, load_task
 
 DIFFICULTY_LETTER = {"easy": "E", "medium": "M", "hard": "H"}
 
@@ -162,8 +162,6 @@ def check_alternatives(task: Task, pack: Pack) -> list[Problem]:
 
 def check_id(task: Task) -> list[Problem]:
     if "generated" in task.raw:  # `callm generate`'s own form: gen-<seed>-<number>-<category>
-        from pytest_callm.authoring.generate import PREFIX as GENERATED_PREFIX  # (generate -> compose -> this module)
-
         m = re.fullmatch(rf"{GENERATED_PREFIX}-\d+-\d+-([A-Za-z0-9]+)", task.task_id)
         if not m:
             return [Problem(task.path, "$.task_name", f"id {task.task_id!r} of a generated task should look like "

@@ -20,6 +20,10 @@ from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.toolkit import result_status
 
 
+# The ids `callm generate` gives its tasks start so (gen-<seed>-<number>-<category>): never a
+# locked id, and `-k gen` picks them.
+GENERATED_PREFIX = "gen"
+
 def is_task_file(name: str) -> bool:
     return name == "task.json" or name.endswith(".task.json")
 
