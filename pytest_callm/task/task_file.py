@@ -24,6 +24,7 @@ from pytest_callm.toolkit import result_status
 # locked id, and `-k gen` picks them.
 GENERATED_PREFIX = "gen"
 
+
 def is_task_file(name: str) -> bool:
     return name == "task.json" or name.endswith(".task.json")
 
