@@ -169,3 +169,26 @@ def test_a_route_that_cannot_be_played_is_reported_at_its_json_path(tmp_path):
     problems, _ = lint([root / "tasks"], [root / "industries"], suite=False)
     assert [p.where for p in problems] == ["$.routes[0].exp_tool_calls"]
     assert "send_records" in problems[0].message
+
+
+def test_a_script_says_a_value_only_as_a_caller_would_be_heard_saying_it():
+    """What the training set's lint now accepts, and what it still refuses: digits inside a longer
+    number, and a yearless date pieced together from unrelated numbers, are not said."""
+    import datetime as dt
+
+    from pytest_callm.authoring.lint import _heard_in_script, _in_text, _spoken
+    from pytest_callm.normalize import ValueKinds
+    from pytest_callm.scoring.heard import Heard
+
+    today, kinds = dt.date(2026, 10, 20), ValueKinds({}, {})
+
+    def said(text: str, value: str, kind: str | None) -> bool:
+        return _in_text(value, _spoken(text), kinds, kind) or _heard_in_script(value, kind, Heard([text]), today)
+
+    assert said("The ZIP is 33173 and the card ends in 8564.", "8564", None)
+    assert not said("The ZIP is 33173 and the card ends in 8564.", "3317", None)
+    assert said("It's K E dash 1 0 4 5 4 9.", "KE-104549", "identifier")
+    assert not said("It's K E dash 1 0 4 5 4 9.", "KE-104548", "identifier")
+    assert said("Could you move it to Tuesday, October twenty-seventh?", "2026-10-27", "date")
+    assert not said("I have 10 questions and 27 boxes.", "2026-10-27", "date")
+    assert not said("Could you move it to Tuesday, October twenty-seventh?", "2028-10-27", "date")

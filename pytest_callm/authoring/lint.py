@@ -59,7 +59,8 @@ def scalars(value: Any) -> Iterable[Any]:
 
 
 def _spoken(text: str) -> str:
-    return " ".join(re.sub(r"[^\w@.\-]", " ", text.casefold()).split())
+    # A period that ends a word ends a sentence ("the card ends in 8564."); one inside stays (an email).
+    return " ".join(re.sub(r"[^\w@.\-]|\.(?=\s|$)", " ", text.casefold()).split())
 
 
 def caller_knowledge(task: Task) -> tuple[list[Any], str]:
@@ -74,9 +75,13 @@ def _caller_texts(task: Task) -> list[str]:
 
 
 def _heard_in_script(value: Any, kind: str | None, heard: Heard, today: dt.date) -> bool:
-    """Whether the script says `value` as the verifier hears a caller (`scoring/heard.py`): a code
-    spelled out ("K E dash 1 0 4 5 4 9"), a number in words; a date said without its year ("Saturday,
-    November fourteenth") is the next one after today, which the agent's prompt gives."""
+    """Whether the script says `value` of a declared kind as the verifier hears a caller
+    (`scoring/heard.py`): a code spelled out ("K E dash 1 0 4 5 4 9"), a name in any order; a date
+    said without its year ("Saturday, November fourteenth", its month by name) is the next one after
+    today, which the agent's prompt gives. A value of no kind is matched word for word (`_in_text`):
+    "3317" is no part of "33173"."""
+    if kind is None:
+        return False
     if heard.has(kind, value):
         return True
     if kind == "date":
@@ -84,8 +89,8 @@ def _heard_in_script(value: Any, kind: str | None, heard: Heard, today: dt.date)
             day = dt.date.fromisoformat(str(value)[:10])
         except ValueError:
             return False
-        return (today <= day <= today + dt.timedelta(days=366) and day.day in heard.numbers
-                and (day.month in heard.months or day.month in heard.numbers))
+        return today <= day <= today + dt.timedelta(days=366) and day.month in heard.months and \
+            day.day in heard.numbers
     return False
 
 
