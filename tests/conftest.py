@@ -154,6 +154,17 @@ def tool_server(vet_pack):
 
 
 @pytest.fixture
+def example_tools(tool_server) -> str:
+    """An ini line that points a project's runs at the session's tool server for the example pack:
+    `callm_tool_server = URL`, the option a team uses to share one server among its runs.
+
+    For the pytest runs the tests start on the unchanged example pack: each run starting a server of its
+    own cost 0.8 s of CPU (most of it importing FastAPI), and those starts were a fifth of the suite's
+    CPU. A test about the server a run starts, or whose pack differs from the example's, leaves it out."""
+    return f"callm_tool_server = {tool_server.url}\n"
+
+
+@pytest.fixture
 def load_task(vet_pack):
     """Load an example task by id, optionally changed by `edit(data)` first."""
 

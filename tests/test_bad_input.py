@@ -22,10 +22,10 @@ ORACLE = "--callm-model=oracle"
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, example_tools):
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\n")
+    pytester.makeini("[pytest]\n" + example_tools)
     return pytester
 
 

@@ -84,9 +84,10 @@ def test_generated_tasks_written_anywhere_play_and_check_with_the_suites_packs(t
     def callm(*args: str) -> subprocess.CompletedProcess:
         return command("pytest_callm.cli", *args)
 
-    assert callm("generate", "legal", "--n", "6", "--seed", "5", "--out", "gen", "--workers", "1").returncode == 0
+    # Two tasks: what is tested is where the packs are found, not the generator (test_generate.py).
+    assert callm("generate", "legal", "--n", "2", "--seed", "5", "--out", "gen", "--workers", "1").returncode == 0
     played = command("pytest", "gen", ORACLE, "--callm-attempts=1", "-q", "-p", "no:cacheprovider")
-    assert played.returncode == 0 and "6 passed" in played.stdout, played.stdout[-2000:]
+    assert played.returncode == 0 and "2 passed" in played.stdout, played.stdout[-2000:]
     assert callm("split-check", "gen").returncode == 0
     assert callm("lock", "--check", "gen").returncode == 0
     assert callm("prove", "gen").returncode == 0

@@ -38,13 +38,13 @@ RUN = ["--callm-model=scripted", "--callm-api-key-env=none", "--callm-attempts=1
 
 
 @pytest.fixture
-def project(pytester, openai_server):
+def project(pytester, openai_server, example_tools):
     openai_server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / SECOND / "task.json", EXAMPLE_PACK.parent), delay_ms=15)
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     for task in (FIRST, SECOND):
         shutil.copytree(EXAMPLE_TASKS / task, pytester.path / "tasks" / "vet_clinic" / task)
     pytester.makeconftest(CALLER)
-    pytester.makeini("[pytest]\ncallm_retry_backoff = 0.001\n")
+    pytester.makeini("[pytest]\ncallm_retry_backoff = 0.001\n" + example_tools)
     RUN.append(f"--callm-base-url={openai_server.base_url}")
     yield pytester
     RUN.pop()

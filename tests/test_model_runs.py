@@ -55,13 +55,14 @@ def agent_server(openai_server):
 
 
 @pytest.fixture
-def model_project(pytester, agent_server, monkeypatch):
+def model_project(pytester, agent_server, monkeypatch, example_tools):
     """A project with the example pack and tasks, a test caller, and a model config `local` with prices."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
     # One call at a time: the scripted steps (errors, refusals) are taken by the requests in the order
     # they come, so the attempt that meets them is known. test_concurrency.py plays calls together.
-    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_retry_backoff = 0.001\ncallm_concurrency = 1\n")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_retry_backoff = 0.001\ncallm_concurrency = 1\n"
+                      + example_tools)
     pytester.makeconftest(CALLER_CONFTEST)
     write_config(pytester, "local", f'''
 model = "scripted"

@@ -15,11 +15,11 @@ ORACLE = "--callm-model=oracle"
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, example_tools):
     """A fresh project: the example pack under industries/, its tasks under tasks/."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\n")
+    pytester.makeini("[pytest]\n" + example_tools)
     return pytester
 
 

@@ -110,8 +110,13 @@ def bounded(template: str, context: Callable[[], dict[str, Any]], *, main: bool 
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The templates' environment, made (and its templates compiled) once a process."""
+    # Compiling the templates took a fifth of a short run's CPU, in every process that writes a page:
+    # their code is kept as Python keeps a module's (jinja's cache in the temp folder, checked against
+    # each template's source), unless bytecode is not to be written (PYTHONDONTWRITEBYTECODE).
+    cache = None if sys.dont_write_bytecode else jinja2.FileSystemBytecodeCache()
     env = jinja2.Environment(loader=jinja2.PackageLoader("pytest_callm.report", "templates"), autoescape=True,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             bytecode_cache=cache)
     env.filters.update(show=show, pct=pct, ms=ms, usd=usd, num=count)
     return env
 
