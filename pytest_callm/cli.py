@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     p_serve.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 to serve on")
     p_serve.add_argument("--max-live-calls", type=int, default=MAX_LIVE_CALLS,
                          help="live call databases per pack before new calls are refused (429)")
+    p_serve.add_argument("--data-dir", type=Path, help="keep each call's SQLite database in this folder, for "
+                         "debugging (what --callm-keep-calls does with the server a run starts)")
     args = parser.parse_args(argv)
     industries = default_industries(Path.cwd()) + args.industries
 
@@ -176,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
 
             token = os.environ.get(TOKEN_ENV) or None  # set it here and for the runs that use this server
             serve(dirs, args.port, watch_stdin=False, max_live_calls=args.max_live_calls, token=token,
+                  data_dir=args.data_dir,
                   announce=lambda url: print(f"tool server for {', '.join(packs.names())} at {url} "
                                              f"({'its call routes need $' + TOKEN_ENV if token else 'no token: any local user can reach its calls'}; "
                                              "Ctrl-C stops it)", flush=True))

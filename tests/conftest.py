@@ -164,6 +164,22 @@ def example_tools(tool_server) -> str:
     return f"callm_tool_server = {tool_server.url}\n"
 
 
+def own_tool_server(pytester) -> None:
+    """A project made with `example_tools` whose runs start their own tool server again (a test of
+    what that server does: the call databases it keeps)."""
+    ini = pytester.path / "tox.ini"
+    ini.write_text("".join(line for line in ini.read_text().splitlines(keepends=True)
+                           if not line.startswith("callm_tool_server")))
+
+
+@pytest.fixture
+def runs_share_example_tools(tool_server, monkeypatch) -> None:
+    """Every pytest run this test starts, in process or not, uses the session's tool server for the
+    example pack (`--callm-tool-server` in PYTEST_ADDOPTS; see `example_tools`): for modules whose runs
+    all play the unchanged example pack."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} --callm-tool-server={tool_server.url}")
+
+
 @pytest.fixture
 def load_task(vet_pack):
     """Load an example task by id, optionally changed by `edit(data)` first."""

@@ -75,13 +75,14 @@ def play(project: Path, *args: str) -> None:
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
-def project_for(root: Path, name: str, server, conftest: str | None = None) -> Path:
-    """A project holding the example pack and tasks, and the model configs on `server`."""
+def project_for(root: Path, name: str, server, conftest: str | None = None, tools: str = "") -> Path:
+    """A project holding the example pack and tasks, and the model configs on `server` (`tools`: an ini
+    line naming a running tool server, conftest.example_tools)."""
     project = root / name
     shutil.copytree(EXAMPLE_PACK, project / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, project / "tasks" / "vet_clinic")
     (project / "pytest.ini").write_text("[pytest]\ncallm_model_configs = models\n"
-                                        "callm_retry_backoff = 0.001\ncallm_concurrency = 1\n")
+                                        "callm_retry_backoff = 0.001\ncallm_concurrency = 1\n" + tools)
     if conftest:
         (project / "conftest.py").write_text(conftest)
     (project / "models").mkdir()
@@ -96,11 +97,12 @@ def project_for(root: Path, name: str, server, conftest: str | None = None) -> P
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, openai_server_session) -> dict[str, Path]:
+def runs(tmp_path_factory, openai_server_session, tool_server) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("board")
     server = openai_server_session
-    project = project_for(root, "project", server)
-    scripted = project_for(root, "scripted-project", server, CONFTEST)
+    tools = f"callm_tool_server = {tool_server.url}\n"
+    project = project_for(root, "project", server, tools=tools)
+    scripted = project_for(root, "scripted-project", server, CONFTEST, tools=tools)
 
     def answer_key():
         server.reset(agent=AnswerKeyAgent(EXAMPLE_TASKS / "C2-E2" / "task.json", EXAMPLE_PACK.parent),

@@ -277,6 +277,33 @@ def test_an_unreachable_tool_server_is_one_usage_error(project):
     result.stderr.fnmatch_lines(["*--callm-tool-server: the tool server at http://127.0.0.1:9 is not reachable*"])
 
 
+def test_keeping_call_databases_on_a_running_tool_server_is_one_usage_error(project):
+    """The databases are the running server's files: before, the run kept none and said nothing."""
+    result = project.runpytest(ORACLE, "--callm-tool-server=http://127.0.0.1:9", "--callm-keep-calls", "-k", "C2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callm-keep-calls keeps the call databases of the tool server a run starts; "
+                                 "with --callm-tool-server they are that server's (`callm serve --data-dir DIR` keeps them)*"])
+
+
+def test_callm_serve_keeps_each_calls_database_in_its_data_dir(project, tmp_path):
+    import subprocess
+    import sys
+
+    kept = tmp_path / "kept"
+    server = subprocess.Popen([sys.executable, "-m", "pytest_callm.cli", "serve", "--port", "0", "--data-dir", str(kept)],
+                              cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL)
+    try:
+        line = server.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+)", line)
+        assert url, line
+        project.runpytest(ORACLE, f"--callm-tool-server={url[1]}", "-k", "C2-E1 and attempt-1").assert_outcomes(passed=1)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert [p.suffix for p in kept.rglob("*") if p.is_file() and not p.name.startswith(".")] == [".sqlite"]
+
+
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_two_task_files_with_one_id_are_a_collection_error_naming_both(project, workers):
     copy = project.path / "tasks" / "vet_clinic" / "C2-E2-copy"

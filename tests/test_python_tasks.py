@@ -33,9 +33,9 @@ BOOKING = {
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, example_tools):
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n" + example_tools)
     return pytester
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 
+from conftest import own_tool_server
 from openai_server import openai_server, openai_server_session  # noqa: F401  (fixtures)
 from pytest_callm.model import redact
 from test_model_runs import KEY, TASK, agent_server, model_project, output  # noqa: F401  (fixtures)
@@ -76,6 +77,7 @@ def test_redaction_replaces_longer_secrets_first_and_reaches_keys():
 def test_a_key_a_tool_stored_in_a_kept_call_database_is_redacted(model_project, agent_server, monkeypatch, tmp_path):
     """--callm-keep-calls kept each call's SQLite file as the tools left it: a key the model wrote into
     an argument (here the name it verifies, which the identity check records) was there in clear."""
+    own_tool_server(model_project)  # the databases kept are those of the server the run starts
     monkeypatch.setenv(KEY, SECRET)
     agent_server.reset(delay_ms=1)
     agent_server.script({"tool_calls": [{"name": "transfer_to_appointments",

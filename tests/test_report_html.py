@@ -43,9 +43,9 @@ def pytest_run(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def oracle_run(tmp_path_factory) -> Path:
+def oracle_run(tmp_path_factory, tool_server) -> Path:
     out = tmp_path_factory.mktemp("oracle") / "run"
-    pytest_run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-n", "2")
+    pytest_run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-n", "2", f"--callm-tool-server={tool_server.url}")
     return out
 
 

@@ -16,6 +16,7 @@ from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from pytest_callm.saved.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
+pytestmark = pytest.mark.usefixtures("runs_share_example_tools")  # every run here plays the example pack
 
 
 def run(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:

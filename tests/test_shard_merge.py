@@ -38,12 +38,13 @@ def tasks_in(run: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> Path:
+def runs(tmp_path_factory, tool_server) -> Path:
     base = tmp_path_factory.mktemp("shards")
-    pytest_run(ORACLE, f"--callm-out={base / 'unsplit'}")
+    tools = f"--callm-tool-server={tool_server.url}"  # the session's, for the example pack (conftest.example_tools)
+    pytest_run(ORACLE, f"--callm-out={base / 'unsplit'}", tools)
     for i in (1, 2, 3):
         extra = ["-n", "2"] if i == 2 else []
-        proc = pytest_run(ORACLE, f"--callm-shard={i}/3", f"--callm-out={base / f's{i}'}", *extra)
+        proc = pytest_run(ORACLE, f"--callm-shard={i}/3", f"--callm-out={base / f's{i}'}", tools, *extra)
         assert i == 2 or re.search(r"\d+ passed, \d+ deselected", proc.stdout)  # xdist's controller shows no count
     return base
 

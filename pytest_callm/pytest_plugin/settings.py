@@ -196,6 +196,10 @@ class Settings:
         k = integer("k", attempts)
         if k > attempts:
             raise pytest.UsageError(f"--callm-k={k} is larger than --callm-attempts={attempts}")
+        if value("keep-calls") and value("tool-server"):  # the databases are that server's files, not ours
+            raise pytest.UsageError("--callm-keep-calls keeps the call databases of the tool server a run starts; "
+                                    "with --callm-tool-server they are that server's (`callm serve --data-dir DIR` "
+                                    "keeps them)")
         named = [*map(Path, config.getini("callm_industries")),
                  *(Path(p).resolve() for p in config.getoption("callm_industries"))]
         for d in named:  # a folder named on purpose must exist; only the default `industries/` may be absent
