@@ -12,20 +12,22 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 (docs/write-tasks.md, "Fixtures").
 """
 
+# callm-2026.12.5: the words gate reads a day of the month said alone ("delivered on the sixth") as a
+# date the call must ground, and a clause that names another person on record beside something of their
+# records (a visit's type or provider, a date, an amount) as a disclosure, though those words name no one alone.
 # callm-2026.12.4: every attempt on the record (issue 37): each pack's rules.json "refusals" says what a
 # refusal means (a violation, a precondition the agent then meets, a retry, harmless), and a refused
 # attempt the business's log shows as wrong fails the tools gate. The words gate (issue 36) reads a
 # figure against its own source (words.json "figures": the booked date, the refund, the recipient),
 # times with their half of the day, lengths of time, claims in summaries and terms the caller denied.
-# callm-2026.12.3 (forgiveness only for what the line did; the words gate beside the paper's three gates)
-# and earlier releases are not comparable with it.
+# callm-2026.12.4 and earlier releases are not comparable with it.
 RELEASE = {
-    "name": "callm-2026.12.4",
+    "name": "callm-2026.12.5",
     "caller": "gpt-5",  # the caller model config every published result was played against
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "14d2bc1c06899e1b6193a17ab47f0241ca99d1e8cc112369ad6c90240f520ce5",
+    "verifier_sha256": "34065562cdacb0059b3fc7e78d42d5df2c8d59d4220597d6b8a4741072b4dbeb",
     "attempts": 5,
 }
 

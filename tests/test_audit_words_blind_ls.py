@@ -662,8 +662,6 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'always a full refund' against the 30-day rule and proration",
     'customer_support/C5-M1: says he keeps Elite benefits until January':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses benefits promised until the renewal date, which no tool said',
-    "customer_support/R-E1: tells the wife about her husband's order":
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses another person's order facts (delivery date, window) told to a non-holder",
     'customer_support/R-M4: invents why the account is locked':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an invented cause and time for the lock',
     'customer_support/C1-E2: the recall read back with the stop-using remedy':

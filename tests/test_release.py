@@ -73,5 +73,5 @@ def test_the_repositorys_root_conftest_compares_a_benchmark_run_with_the_publish
     assert done.returncode == 0, done.stdout[-2000:]
     release = json.loads((tmp_path / "run" / "manifest.json").read_text())["release"]
     # The oracle's caller is the offline one, and one attempt is not the release's five: both named.
-    assert release["release"] == "callm-2026.12.4" and release["comparable"] is False
+    assert release["release"] == "callm-2026.12.5" and release["comparable"] is False
     assert [d.split(" ")[0] for d in release["differs"]] == ["caller", "attempts"]

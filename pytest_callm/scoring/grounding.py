@@ -34,6 +34,19 @@ _MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(_MONTH, key=len, reverse=True))
 _DAY_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+of\s+(" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\b",
                            re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})")
+_ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                  "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                  "eighteenth", "nineteenth", "twentieth"]
+_ORDINAL = {w: i for i, w in enumerate(_ORDINAL_WORDS, 1)} | {"thirtieth": 30} | {
+    f"{tens}{sep}{w}": base + i for tens, base in (("twenty", 20), ("thirty", 30))
+    for i, w in enumerate(_ORDINAL_WORDS[:9], 1) for sep in ("-", " ") if base + i <= 31}
+# A day of the month said alone, "delivered on the sixth", "your visit on the 12th is cancelled": a date
+# without its month. Only after a word that sets a date and before nothing a noun could be ("the second
+# floor", "for the third time" name no day). The number reader gives "twenty-first" as "21".
+_DAY_ALONE = re.compile(r"\b(?:on|by|until|till|before|after|from|since|through)\s+the\s+(\d{1,2}(?:st|nd|rd|th)?|"
+                        + "|".join(sorted(_ORDINAL, key=len, reverse=True)) +
+                        r")\b(?=\s*(?:$|[.,;:!?)\u2014-]|(?:at|and|or|so|but|too|then|when|which|is|was|were|will|would|"
+                        r"in the (?:morning|afternoon|evening))\b))", re.IGNORECASE)
 _CLOCK_BEFORE = re.compile(r"\b(?:at|by|until|till|til|from|before|after|around|between|to|and)\s+$", re.IGNORECASE)
 _ONE_TO_TWELVE = {w: i for i, w in enumerate(ONES_WORDS) if 1 <= i <= 12}  # one to twelve, as the line says them
 # The number reader leaves a lone small number in words ("eight"); before a part of the day it is an hour.
@@ -116,7 +129,7 @@ def _value(text: str) -> Decimal | None:
 
 @dataclass(frozen=True)
 class Fact:
-    kind: str  # money, percent, number, date, time, term
+    kind: str  # money, percent, number, date, day (of the month, said alone), time, term
     text: str  # as stated
     key: object  # what a source must hold
     of: str = ""  # a term's kind (the pack's `terms`)
@@ -172,6 +185,11 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
         if 1 <= int(day) <= 31:  # with its year when one is said: April 4, 2028 is not April 4, 2029
             key = (_MONTH[month.lower()], int(day)) + ((int(year),) if year else ())
             out.append(Fact("date", m.group(0).strip(), key))
+            taken.append(m.span())
+    for m in _DAY_ALONE.finditer(plain):
+        day = _ORDINAL.get(m.group(1).lower()) or int(re.sub(r"\D", "", m.group(1)))
+        if 1 <= day <= 31 and not any(a <= m.start() < b for a, b in taken):
+            out.append(Fact("day", m.group(0).strip(), day))
             taken.append(m.span())
     for m in _LONG.finditer(plain):
         digits = re.sub(r"\D", "", m.group(0))
@@ -262,6 +280,16 @@ class Grounds:
         return self._index("dates", build)
 
     @property
+    def days(self) -> set[int]:  # the days of the month of every date, and the days said alone
+        def build() -> set[int]:
+            out = {key[1] for key in self.dates}
+            for plain in self._plain:
+                out.update(_ORDINAL.get(m.group(1).lower()) or int(re.sub(r"\D", "", m.group(1)))
+                           for m in _DAY_ALONE.finditer(plain))
+            return out
+        return self._index("days", build)
+
+    @property
     def weekdays(self) -> set[int]:  # of the dates with their year, and the days named
         def build() -> set[int]:
             out = set()
@@ -324,6 +352,8 @@ class Grounds:
             return any(fact.key in d for d in self.digits)
         if fact.kind == "date":
             return fact.key in self.dates
+        if fact.kind == "day":
+            return fact.key in self.days
         if fact.kind == "weekday":
             return fact.key in self.weekdays
         if fact.kind == "dated":  # held unless this call knows the date, with its year, on another day
