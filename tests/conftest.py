@@ -62,6 +62,21 @@ def pytest_xdist_make_scheduler(config, log):
                 whole[path] = one_unit(config.rootpath / path)
             return path if whole[path] else nodeid
 
+        def remove_node(self, node):
+            """A crashed worker's test is reported once, as crashed, and not played again. xdist's
+            LoadScope put it back in the queue with the rest of its unit: it killed the next worker
+            too, and the run hung at its end with every worker idle."""
+            workload = self.assigned_work.get(node) or {}
+            crashed = next((nodeid for unit in workload.values() for nodeid, done in unit.items() if not done), None)
+            if crashed is None:
+                return super().remove_node(node)
+            for scope, unit in list(workload.items()):
+                unit.pop(crashed, None)
+                if not unit:
+                    del workload[scope]
+            super().remove_node(node)  # the rest of its units go back in the queue
+            return crashed
+
         def _assign_work_unit(self, node) -> None:
             if not self.spread_out:  # the first hand-out: the queue holds every unit, none given yet
                 self.spread_out = True

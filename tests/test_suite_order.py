@@ -4,6 +4,7 @@ share of tests done keeps pace with the time spent, and the large units still st
 from __future__ import annotations
 
 import json
+import re
 
 from suite_order import COSTS, done_at, per_test_costs, play, spread
 
@@ -56,3 +57,31 @@ def test_the_table_is_read_from_its_file_and_a_missing_or_broken_one_orders_by_c
     assert per_test_costs(tmp_path / "broken.json") == {}
     units, _ = planted()
     assert sorted(spread(units, {})) == sorted(units)
+
+
+CRASH = '''
+import os
+import signal
+
+
+def test_this_one_kills_its_worker():
+    os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def test_a_test_that_kills_its_worker_is_reported_once_and_the_run_ends(tmp_path):
+    """xdist's LoadScope put a crashed test back in the queue: it killed the next worker as well, and the
+    run then hung with every worker idle (seen once in the suite, hours of CI lost). The scheduler here
+    (conftest.py) reports it once, as crashed, and plays the rest."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    crash = tmp_path / "test_crash_here.py"
+    crash.write_text(CRASH)
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(crash), "tests/test_stats.py", "-n", "2", "-q",
+                           "-p", "no:cacheprovider"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out[-3000:]
+    assert out.count("node down") == 1 and re.search(r"\b1 failed, \d+ passed", out), out[-3000:]
