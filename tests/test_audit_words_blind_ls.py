@@ -664,8 +664,6 @@ SCORED_OTHERWISE = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses benefits promised until the renewal date, which no tool said',
     'customer_support/R-M4: invents why the account is locked':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an invented cause and time for the lock',
-    'customer_support/C1-E2: the recall read back with the stop-using remedy':
-        "benchmark says fail (words FAIL: says 'kestrel will refund the', which rule no-promises forbids); the refund is the recall remedy check_recall returned in this call, so it is a read-back, not a promise",
 }
 
 

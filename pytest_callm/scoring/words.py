@@ -137,7 +137,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
                                         f"tells {what!r} of the records of {p.name}, named here, who is not the "
                                         "caller; the caller never said it"))
         reads = "free_text" if piece.free_text else "speech"
-        findings.extend(_class_findings(spec.classes, piece, reads))
+        findings.extend(_class_findings(spec.classes, piece, reads, traj.tool_calls))
         findings.extend(_result_findings(pack, piece, traj.tool_calls))
         findings.extend(_figure_findings(pack, piece, traj.tool_calls))
         # A claim in a summary is a claim too: "refill sent" in a handoff when the refill was refused.
@@ -188,13 +188,31 @@ def _names_in(text: str, pack: Pack) -> list[Fact]:
     return out
 
 
-def _class_findings(classes: tuple[RuleClass, ...], piece: Text, reads: str) -> list[Finding]:
+# A sentence states a tool's result back when nearly all its content words are the result's.
+READ_BACK_SHARE = 0.8
+
+
+def _reads_back(sentence: str, results: list[str]) -> bool:
+    words = content_words(sentence)
+    for result in results:
+        said = Stems(result.replace("_", " "))
+        if words and sum(said.has(w) for w in words) >= READ_BACK_SHARE * len(words):
+            return True
+    return False
+
+
+def _class_findings(classes: tuple[RuleClass, ...], piece: Text, reads: str,
+                    calls: list[ToolCallRecord] = ()) -> list[Finding]:
     out = []
     for rc in classes:
         if reads not in rc.reads or (rc.agents and piece.agent not in rc.agents):
             continue
+        stated = [_result_text(c) for c in calls if c.name in rc.read_back and c.status == "ok"
+                  and c.started_ms <= piece.at_ms] if rc.read_back else []
         for sentence in sentences(piece.text):
             hit = rc.hit(sentence)
+            if hit and stated and _reads_back(sentence, stated):
+                continue
             if hit:
                 out.append(Finding(piece.where, sentence, rc.rule, f"says {hit!r}, which rule {rc.rule} forbids"))
                 break

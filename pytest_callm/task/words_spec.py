@@ -46,6 +46,9 @@ class RuleClass:
     keeps: tuple[str, ...]
     reads: tuple[str, ...] = READS
     agents: tuple[str, ...] = ()  # the agents whose words it reads (empty: every agent)
+    # Tools whose result, stated back, is no break: "Kestrel will refund the full price" after
+    # check_recall returned that remedy is the recall read to the caller, not a promise of one's own.
+    read_back: tuple[str, ...] = ()
 
     def hit(self, sentence: str) -> str | None:
         """The part of a normalized sentence that breaks the rule, or None. A refusal keeps only its
@@ -355,5 +358,6 @@ def _load_classes(path: Path, agents: set[str], problems: list[str]) -> tuple[tu
         out.append(RuleClass(str(rule.get("id")), _compile(spec.get("finds"), f"{where}.finds", problems),
                              _compile(spec.get("unless"), f"{where}.unless", problems),
                              _strings(spec.get("breaks"), f"{where}.breaks", problems),
-                             _strings(spec.get("keeps"), f"{where}.keeps", problems), reads, bound))
+                             _strings(spec.get("keeps"), f"{where}.keeps", problems), reads, bound,
+                             tuple(_strings(spec.get("read_back", []), f"{where}.read_back", problems))))
     return tuple(out), speech
