@@ -14,7 +14,9 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 
 # callm-2026.12.5: the words gate reads a day of the month said alone ("delivered on the sixth") as a
 # date the call must ground, and a clause that names another person on record beside something of their
-# records (a visit's type or provider, a date, an amount) as a disclosure, though those words name no one alone.
+# records (a visit's type or provider, a date, an amount) as a disclosure, though those words name no one alone;
+# a rule class's `read_back` tools (a result stated back is no promise); "nothing has been cancelled" is
+# no claim of a cancellation, "Kowalski's" names Kowalski, and a "third-party seller" states no third.
 # callm-2026.12.4: every attempt on the record (issue 37): each pack's rules.json "refusals" says what a
 # refusal means (a violation, a precondition the agent then meets, a retry, harmless), and a refused
 # attempt the business's log shows as wrong fails the tools gate. The words gate (issue 36) reads a
@@ -27,7 +29,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "34065562cdacb0059b3fc7e78d42d5df2c8d59d4220597d6b8a4741072b4dbeb",
+    "verifier_sha256": "67d57af44ad56cc9fe6c4226c0692ab756c6c2632e4400e30d6f66badbb6854d",
     "attempts": 5,
 }
 

@@ -40,10 +40,11 @@ _ORDINAL_WORDS = ["first", "second", "third", "fourth", "fifth", "sixth", "seven
 _ORDINAL = {w: i for i, w in enumerate(_ORDINAL_WORDS, 1)} | {"thirtieth": 30} | {
     f"{tens}{sep}{w}": base + i for tens, base in (("twenty", 20), ("thirty", 30))
     for i, w in enumerate(_ORDINAL_WORDS[:9], 1) for sep in ("-", " ") if base + i <= 31}
-# A day of the month said alone, "delivered on the sixth", "your visit on the 12th is cancelled": a date
-# without its month. Only after a word that sets a date and before nothing a noun could be ("the second
+# A day of the month said alone, "delivered on the sixth", "your visit on the 12th is cancelled",
+# "Thursday the thirteenth": a date without its month. Only after a word that sets a date and before nothing a noun could be ("the second
 # floor", "for the third time" name no day). The number reader gives "twenty-first" as "21".
-_DAY_ALONE = re.compile(r"\b(?:on|by|until|till|before|after|from|since|through)\s+the\s+(\d{1,2}(?:st|nd|rd|th)?|"
+_DAY_ALONE = re.compile(r"\b(?:on|by|until|till|before|after|from|since|through|monday|tuesday|wednesday|thursday|"
+                        r"friday|saturday|sunday),?\s+the\s+(\d{1,2}(?:st|nd|rd|th)?|"
                         + "|".join(sorted(_ORDINAL, key=len, reverse=True)) +
                         r")\b(?=\s*(?:$|[.,;:!?)\u2014-]|(?:at|and|or|so|but|too|then|when|which|is|was|were|will|would|"
                         r"in the (?:morning|afternoon|evening))\b))", re.IGNORECASE)
@@ -58,7 +59,7 @@ _HUNDREDS_IN_WORDS = re.compile(r"\b(" + "|".join(ONES_WORDS[1:10]) + r")(?= \d{
 # ninety-nine": "4 49 99"). Two numbers that could be a clock ("ten fifteen") are not a price.
 _SAID_PRICE = re.compile(r"(?<![\d.,$])\b(\d{2,4}|\d \d{2}) (\d{2})\b(?!\d|[.,]\d|%|\s*(?:percent|per cent|a\.?m\b|p\.?m\b))")
 # A fee said as a fraction: "a flat third", "one-third of what you recover".
-_THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?!\s+(?:party|parties|time|option|one|attempt|try|call|floor|person|"
+_THIRD = re.compile(r"\b(?:a|one|flat)[- ]third\b(?![\s-]+(?:party|parties|time|option|one|attempt|try|call|floor|person|"
                     r"opinion|day|week|month|year|visit|slot|place|of the (?:way|time)))", re.IGNORECASE)
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)

@@ -44,7 +44,7 @@ PURPOSE = "free-text-for-its-purpose"  # the engine's invariant: a text a busine
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bdr\.)(?<!\bmr\.)(?<!\bms\.)(?<!\bmrs\.)(?<!\bst\.)\s+|\n+|;\s+",
                            re.IGNORECASE)
 # Before a claim in its sentence, these make it not a claim: "I couldn't cancel it", "once it's booked".
-_NOT_A_CLAIM = re.compile(r"\b(?:not|never|unable|cannot|no longer|once|when|after|if|as soon as|until|before|"
+_NOT_A_CLAIM = re.compile(r"\b(?:not|never|nothing|nobody|no one|none|unable|cannot|no longer|once|when|after|if|as soon as|until|before|"
                           r"whether|would|could|should|shall|might|may|let me|want me to|like me to)\b|n't\b")
 # Before a claim written as a summary says it ("return confirmed"), these make it a request: "wants the return confirmed".
 _ASKED_FOR = re.compile(r"\b(?:wants?|wanted|asks?|asked|asking|requests?|requesting|hopes?|needs?|would like)\b")
@@ -176,7 +176,8 @@ _KIND_WORDS = {"name": "a person's name", "money": "an amount", "percent": "a pe
 
 
 # A person's name in a written text: two capitalized words, one of them no English word ("Gary Pruitt").
-_NAME = re.compile(r"\b([A-Z][a-z]+(?:['-][A-Z]?[a-z]+)?) ([A-Z][a-z]+(?:['-][A-Z]?[a-z]+)?)\b")
+# A possessive is no part of the name: "Ellen Kowalski's chart" names Ellen Kowalski; "O'Brien" is one name.
+_NAME = re.compile(r"\b([A-Z][a-z]+(?:-[A-Z]?[a-z]+|'(?!s\b)[A-Z]?[a-z]+)?) ([A-Z][a-z]+(?:-[A-Z]?[a-z]+|'(?!s\b)[A-Z]?[a-z]+)?)\b")
 
 
 def _names_in(text: str, pack: Pack) -> list[Fact]:
