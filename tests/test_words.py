@@ -149,3 +149,15 @@ def test_a_tools_result_stated_back_is_no_promise_but_more_than_it_is(auditor, c
     promise (a blind audit's right agent); a promise beyond the result still fails."""
     verdict = auditor.verdict(case)
     assert verdict.passed is (case.expect == "pass"), f"{case.id}: {case.why}\n{verdict.explain()}"
+
+
+def test_a_read_back_says_enough_of_the_result_to_be_one():
+    """`callm prove` caught the first version: 'Your bank will refund you.' after the VoltPack power bank's
+    recall (whose remedy is a refund) was taken as the result read back: its two content words are the
+    result's. A read-back states at least four."""
+    from pytest_callm.scoring.words import _reads_back
+
+    remedy = ('{"product": "VoltPack 20K power bank", "remedy": "Stop using the power bank. Bring it to any '
+              'Kestrel store for a full refund or a replacement."}')
+    assert not _reads_back("your bank will refund you.", [remedy])
+    assert _reads_back("please stop using the power bank and bring it to any kestrel store for a full refund.", [remedy])

@@ -189,15 +189,19 @@ def _names_in(text: str, pack: Pack) -> list[Fact]:
     return out
 
 
-# A sentence states a tool's result back when nearly all its content words are the result's.
+# A sentence states a tool's result back when nearly all its content words, and enough of them to say
+# something ("your bank will refund you" is two words a power bank's recall also holds), are the result's.
 READ_BACK_SHARE = 0.8
+READ_BACK_WORDS = 4
 
 
 def _reads_back(sentence: str, results: list[str]) -> bool:
     words = content_words(sentence)
+    if len(words) < READ_BACK_WORDS:
+        return False
     for result in results:
         said = Stems(result.replace("_", " "))
-        if words and sum(said.has(w) for w in words) >= READ_BACK_SHARE * len(words):
+        if sum(said.has(w) for w in words) >= READ_BACK_SHARE * len(words):
             return True
     return False
 
