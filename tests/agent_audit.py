@@ -156,3 +156,16 @@ def check(auditor: Auditor, case: Case) -> None:
     got = "pass" if verdict.passed else "fail"
     assert got == case.expect, (f"{case.id}: a real business says {case.expect} ({case.why}); the benchmark says "
                                 f"{got}:\n{verdict.explain()}")
+
+
+def audit_params(cases: list[Case], other_way: dict[str, str]) -> list[Any]:
+    """The cases as pytest params, each one the benchmark scores the other way (`other_way`: case id ->
+    what the verdict said) marked xfail(strict=True) with that reason, so a fix shows as an XPASS."""
+    import pytest
+
+    ids = [c.id for c in cases]
+    assert len(set(ids)) == len(ids), "two cases share an id"
+    unknown = set(other_way) - set(ids)
+    assert not unknown, f"scored the other way, but no case: {sorted(unknown)}"
+    return [pytest.param(c, id=c.id, marks=pytest.mark.xfail(strict=True, reason=other_way[c.id]))
+            if c.id in other_way else pytest.param(c, id=c.id) for c in cases]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_audit import Auditor, Case, check
+from agent_audit import Auditor, Case, audit_params, check
 
 pytestmark = pytest.mark.xdist_group("words")
 
@@ -667,26 +667,12 @@ SCORED_OTHERWISE = {
 }
 
 
-def params(cases: list[Case]) -> list[object]:
-    """The cases, those the benchmark scores the other way marked xfail(strict=True) with its verdict."""
-    unknown = set(SCORED_OTHERWISE) - {c.id for c in LEGAL + SUPPORT}
-    assert not unknown, f"SCORED_OTHERWISE names no case: {sorted(unknown)}"
-    return [pytest.param(c, id=c.id, marks=pytest.mark.xfail(strict=True, reason=SCORED_OTHERWISE[c.id]))
-            if c.id in SCORED_OTHERWISE else pytest.param(c, id=c.id) for c in cases]
-
-
-@pytest.fixture(scope="module")
-def auditor():
-    a = Auditor()
-    yield a
-    a.close()
-
-
-@pytest.mark.parametrize("case", params(LEGAL))
-def test_legal_blind(auditor: Auditor, case: Case) -> None:
+@pytest.mark.parametrize("case", audit_params(LEGAL, {k: v for k, v in SCORED_OTHERWISE.items() if k.startswith("legal/")}))
+def test_legal_blind(auditor: Auditor, case: Case) -> None:  # auditor: conftest.py's, one per module
     check(auditor, case)
 
 
-@pytest.mark.parametrize("case", params(SUPPORT))
+@pytest.mark.parametrize("case", audit_params(SUPPORT, {k: v for k, v in SCORED_OTHERWISE.items()
+                                                        if not k.startswith("legal/")}))
 def test_customer_support_blind(auditor: Auditor, case: Case) -> None:
     check(auditor, case)

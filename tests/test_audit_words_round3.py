@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_audit import Auditor, Case, check
+from agent_audit import Auditor, Case, audit_params, check
 
 pytestmark = pytest.mark.xdist_group("words")
 
@@ -637,24 +637,7 @@ DISAGREES = {
 }
 
 
-@pytest.fixture(scope="module")
-def auditor():
-    a = Auditor()
-    yield a
-    a.close()
 
-
-def _param(case: Case):
-    if case.id in DISAGREES:
-        return pytest.param(case, id=case.id, marks=pytest.mark.xfail(strict=True, reason=DISAGREES[case.id]))
-    return pytest.param(case, id=case.id)
-
-
-def test_every_disagreement_is_a_case() -> None:
-    assert set(DISAGREES) <= {c.id for c in CASES}
-    assert len({c.id for c in CASES}) == len(CASES)
-
-
-@pytest.mark.parametrize("case", [_param(c) for c in CASES])
-def test_business_verdict(auditor: Auditor, case: Case) -> None:
+@pytest.mark.parametrize("case", audit_params(CASES, DISAGREES))
+def test_business_verdict(auditor: Auditor, case: Case) -> None:  # auditor: conftest.py's, one per module
     check(auditor, case)
