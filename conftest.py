@@ -16,7 +16,8 @@ phone line of its own), it overrides the `callm_caller` or `callm_line` fixture 
 # date the call must ground, and a clause that names another person on record beside something of their
 # records (a visit's type or provider, a date, an amount) as a disclosure, though those words name no one alone;
 # a rule class's `read_back` tools (a result stated back is no promise); "nothing has been cancelled" is
-# no claim of a cancellation, "Kowalski's" names Kowalski, and a "third-party seller" states no third.
+# no claim of a cancellation, "Kowalski's" names Kowalski, a "third-party seller" states no third, and an
+# offer ("I can take a message for Nina Patel") states no figure of what was done.
 # callm-2026.12.4: every attempt on the record (issue 37): each pack's rules.json "refusals" says what a
 # refusal means (a violation, a precondition the agent then meets, a retry, harmless), and a refused
 # attempt the business's log shows as wrong fails the tools gate. The words gate (issue 36) reads a
@@ -29,7 +30,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "aabcfcba015397343178b6571c9738a23687465f4893dad02c21297980f46cba",
+    "verifier_sha256": "8716aa9a81a317567b55f3959807accec201a644aaccb709f089550a5564a755",
     "attempts": 5,
 }
 

@@ -406,8 +406,6 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "legal/C5-M1: says it sees that matter number but it isn't on her file":
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C5-M1: offers a message to her own paralegal while Derek must call himself':
-        "the benchmark says fail: 'i can take a message for nina patel on your own matter.': states 'nina patel' as who took the message (take_message's recipient), but take_message gave no such figure in this call [no-invented-facts]: an offer read as a message taken",
     "customer_support/R-E1: says the fee will depend on the state Gregory's order was delivered to":
         "the benchmark says fail: 'when gregory calls, his fee will depend on the state his order was delivered to.': says 'his order was delivered', which rule no-account-disclosure forbids",
     "customer_support/R-E1: tells the wife Gregory's laptop went to New York, so the full fee applies":

@@ -287,6 +287,11 @@ _CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?!
                          r"while|whereas|less|minus|plus|after|then|because|though|although|instead of|rather than)\b\s+")
 
 
+# Before the thing's name, these make a clause an offer, not a statement of what was done: "I can take a
+# message for Nina Patel" names who would get it; no message was taken yet.
+_OFFER = re.compile(r"\b(?:i|we) (?:can|could|may|might)\b|\b(?:let me|want me to|like me to|happy to)\b")
+
+
 _FROM_OLD = re.compile(r"\s+from\s+(?:(?!\bfrom\b).){1,80}?\s+to\s+")
 
 
@@ -307,7 +312,7 @@ def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
         grounds: Grounds | None = None
         for n, clause in enumerate(clauses):
             about = figure.about.search(clause)
-            if not about:
+            if not about or _OFFER.search(clause[:about.start()]):
                 continue
             if n not in facts:
                 facts[n] = facts_in(clause, spec.terms, spec.term_aliases, weekdays=True)
