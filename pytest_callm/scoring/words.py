@@ -31,7 +31,7 @@ from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
 from pytest_callm.normalize import fold_accents
 from pytest_callm.scoring.disclosure import Said, associated, disclosed, protected_values
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
-from pytest_callm.scoring.grounding import Fact, Grounds, as_digits, facts_in
+from pytest_callm.scoring.grounding import CLAUSE_END, Fact, Grounds, as_digits, facts_in
 from pytest_callm.task.terms import Stems
 from pytest_callm.scoring.vocabulary import content_words, is_nonsense, known, pack_words
 from pytest_callm.task.pack import Pack
@@ -116,7 +116,13 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
     heard: list[Grounds] = []
     protected = protected_values(pack, task)
     allowed: list[Said] = []
-    heard_only: list[Grounds] = []  # what the caller was heard saying: a person's records are told to no one else
+    heard_only: list[Grounds] = []
+
+    def caller_heard() -> Grounds:  # what the caller was heard saying, read once when first needed
+        if not heard_only:
+            heard_only.append(Grounds().add(heard_texts))
+        return heard_only[0]
+
     findings: list[Finding] = []
     for piece in texts:
         heard_here = Said.of(piece.text) if protected else None
@@ -129,10 +135,8 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
             findings.append(Finding(piece.where, p.value, spec.disclosure.rule or "no-disclosure",
                                     f"discloses {_PROTECTED_WORDS[p.kind]} from the record of {p.person}, who is "
                                     "not the caller, and the caller never said it"))
-        if protected:
-            if not heard_only:
-                heard_only.append(Grounds().add(heard_texts))
-            for p, clause, what in associated(pack, task, piece.text, heard_only[0]):
+        if protected:  # a person's records are told to no one else, unless the caller said it
+            for p, clause, what in associated(pack, task, piece.text, caller_heard()):
                 findings.append(Finding(piece.where, clause, spec.disclosure.rule or "no-disclosure",
                                         f"tells {what!r} of the records of {p.name}, named here, who is not the "
                                         "caller; the caller never said it"))
@@ -146,7 +150,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
             use = spec.use_of(*piece.free_text)
             if not heard and (use.must_hold or use.said_by_the_caller):
                 # What the caller was heard saying (must_hold), and what the caller knows (said_by_the_caller).
-                heard.extend([Grounds().add(heard_texts), Grounds().add([*heard_texts, *caller_script(task)])])
+                heard.extend([caller_heard(), Grounds().add([*heard_texts, *caller_script(task)])])
             findings.extend(_free_text_findings(pack, piece, heard or None, task))
         facts = facts_in(piece.text, spec.terms, spec.term_aliases)
         if piece.free_text is not None:
@@ -207,7 +211,7 @@ def _reads_back(sentence: str, results: list[str]) -> bool:
 
 
 def _class_findings(classes: tuple[RuleClass, ...], piece: Text, reads: str,
-                    calls: list[ToolCallRecord] = ()) -> list[Finding]:
+                    calls: list[ToolCallRecord]) -> list[Finding]:
     out = []
     for rc in classes:
         if reads not in rc.reads or (rc.agents and piece.agent not in rc.agents):
@@ -281,10 +285,6 @@ def _result_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
     return out
 
 
-# Where a sentence turns to another thing: "a refund of $1,614.99, less the $285 fee" names two figures.
-# Read on digits, so "eighty-nine dollars and ninety-nine cents" is one amount, not two clauses.
-_CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?! a (?:third|half|quarter)\b)|but|so|which|"
-                         r"while|whereas|less|minus|plus|after|then|because|though|although|instead of|rather than)\b\s+")
 
 
 # Before the thing's name, these make a clause an offer, not a statement of what was done: "I can take a
@@ -305,7 +305,7 @@ def _figure_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> li
         return []
     # "moved from Monday to Wednesday": Wednesday is the thing's. Each clause is read once for every figure.
     clauses = [_FROM_OLD.sub(" to ", clause) for sentence in sentences(piece.text) if not sentence.rstrip().endswith("?")
-               for clause in _CLAUSE_END.split(as_digits(sentence))]
+               for clause in CLAUSE_END.split(as_digits(sentence))]
     facts: dict[int, list[Fact]] = {}
     out = []
     for figure in figures:
