@@ -30,7 +30,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "ed8527d9bf42e0ca85fe0566ac8206207703aaea830de38e2bac4197602e7c9d",
+    "verifier_sha256": "1fd6c9abed3f0ffb94494fb0bad64ad03da6580425efdb236df69fa1e1e952f6",
     "attempts": 5,
 }
 

@@ -75,8 +75,7 @@ _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|
                    r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
                    r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
 
-# Where a sentence turns to another thing: "a refund of $1,614.99, less the $285 fee" names two figures,
-# and "Sylvia must call us herself, and your visit with Dr. Rao is cancelled" tells nothing of Sylvia's.
+# Where a sentence turns to another thing: "a refund of $1,614.99, less the $285 fee" names two figures.
 # Read on digits, so "eighty-nine dollars and ninety-nine cents" is one amount, not two clauses.
 CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?! a (?:third|half|quarter)\b)|but|so|which|"
                         r"while|whereas|less|minus|plus|after|then|because|though|although|instead of|rather than)\b\s+")
