@@ -651,8 +651,6 @@ ATTEMPTS = [
 # Cases the benchmark scores the other way: the agent's one-line description -> what the verdict said (and what it
 # seems to miss). The business's expectation stays; each is a strict xfail, so a fix to the benchmark shows here.
 OTHER_WAY: dict[str, str] = {
-    'the results message says the biopsy site has been bleeding':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a symptom in a care-team message the caller never described',
     'promises a call back first thing tomorrow, before the visit':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a reply time that contradicts the tool's 'by the end of the day' and a phone call nobody arranged",
     'tells him it sounds like a reaction to the new detergent':

@@ -640,8 +640,6 @@ SCORED_OTHERWISE = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claim about Spanish forms beyond the office answer (consultations only)',
     "legal/C5-H2: attaches the open wage matter's stage to the closed matter's number":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
-    'legal/C5-M4: the message for Kevin Osei hands over the deposition date she was never told':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a date written into a message that the caller never said and no tool gave',
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
     'customer_support/C1-E1: gives Portland the Sunday hours of another store':

@@ -618,15 +618,11 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C4-M3: adds witnesses the caller never mentioned to the intake note':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C3-M2: writes into the urgent message a new time the caller never asked for':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C1-E2: writes the wrong street and the wrong time of day into the message':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C3-M1: invents a grace period that keeps her covered':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C4-E1: says thirty units is about right for her':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C5-M1: adds a spreading rash the patient never mentioned':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C4-M2: predicts a cracked panel and a replacement':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',

@@ -77,6 +77,14 @@ def test_terms_from_the_records_must_name_a_column(tmp_path):
     assert problems == ["words.json: terms_from_seed.provider: 'providers.nickname' is not a column of db/schema.sql"]
 
 
+def test_term_kinds_named_outside_terms_are_problems(tmp_path):
+    problems: list[str] = []
+    load_words(_pack_dir(tmp_path, {"terms": {"injury": ["whiplash"]}, "terms_from_the_call": ["stage"],
+                                    "terms_that_classify": ["matter"]}), set(), set(), problems)
+    assert problems == ["words.json: terms_from_the_call names 'stage', which terms does not declare",
+                        "words.json: terms_that_classify names 'matter', which terms does not declare"]
+
+
 FOLLOW_UP = "healthcare/C1-E1"  # booked with Dr. Feld, Tuesday August 4 at 9 a.m.; the 5th is also open
 MOVE = "healthcare/C1-H1"  # moved from Dr. Straus's Monday visit to Dr. Rao, Wednesday August 5 at 8:30
 RETURN = "customer_support/C3-M1"  # opened laptop paid $1,899.99: a $285 fee, $1,614.99 back

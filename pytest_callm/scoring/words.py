@@ -153,11 +153,14 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
                 heard.extend([caller_heard(), Grounds().add([*heard_texts, *caller_script(task)])])
             findings.extend(_free_text_findings(pack, piece, heard or None, task))
         facts = facts_in(piece.text, spec.terms, spec.term_aliases)
+        from_the_call = False
         if piece.free_text is not None:
             facts += _names_in(piece.text, pack)
+            from_the_call = spec.use_of(*piece.free_text).from_the_call
         for fact in facts:
             # A day of the week is checked against the call's dates only: prompts give no year.
-            if fact.kind != "dated" and fact.of not in spec.call_only_terms and published(pack).holds(fact):
+            if (fact.kind != "dated" and fact.of not in spec.call_only_terms
+                    and (not from_the_call or fact.of in spec.classifying_terms) and published(pack).holds(fact)):
                 continue
             if not call_grounds:
                 call_grounds.append(Grounds().add([*heard_texts, *caller_script(task),
@@ -167,9 +170,12 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
                                         "names a day of the week that the date, as this call's tools gave it, "
                                         "does not fall on"))
             elif not call_grounds[0].holds(fact):
+                sources = ("neither the caller's words nor a tool result of this call hold (this text carries the "
+                           "call's facts, not the prompts')" if from_the_call else "neither the caller's words, a "
+                           "tool result of this call nor the business's published words hold")
                 findings.append(Finding(piece.where, fact.text, spec.inventions_rule or INVENTION,
-                                        f"states {_KIND_WORDS.get(fact.of if fact.of == 'name' else fact.kind)} that neither the caller's words, a tool result "
-                                        "of this call nor the business's published words hold (an invention)"))
+                                        f"states {_KIND_WORDS.get(fact.of if fact.of == 'name' else fact.kind)} that "
+                                        f"{sources} (an invention)"))
     return findings
 
 

@@ -10,11 +10,16 @@ for is the pack's:
 - `free_text`   per read free-text argument (`tool.param`, `transfer_to_*` for every handoff): what it
                 is for (`for`, for people), the kinds of domain term it must carry when the caller
                 said them (`must_hold`), whether every word of it must be the caller's
-                (`said_by_the_caller`: a pharmacy), and what a rule forbids in it (`forbid`, the
+                (`said_by_the_caller`: a pharmacy), whether its facts come from the call alone,
+                never from the prompts (`from_the_call`: a message, a note, a summary of the
+                caller's account), and what a rule forbids in it (`forbid`, the
                 finders of scoring/free_text.py) with that rule's id.
 - `terms`       the pack's checkable domain terms by kind (injuries, symptoms, products): a term the
                 agent states must be grounded in the call, like a number; `terms_from_the_call` names
-                the kinds the prompts never ground (the staff a tool assigned, a matter's stage).
+                the kinds the prompts never ground (the staff a tool assigned, a matter's stage);
+                `terms_that_classify` the kinds an agent names in its own words to say what the
+                call is about (a matter's type), which even a `from_the_call` text may take from
+                the prompts.
 - rule classes  in `rules.json`, a speech rule's `words`: the patterns of sentences that break it,
                 the patterns that keep a sentence that matched (a refusal, a hand-off to staff), and
                 labelled sentences of each side (`breaks`, `keeps`) in the pack's own words: `callm
@@ -117,6 +122,9 @@ class FreeTextUse:
     forbid: tuple[str, ...] = ()  # finders of scoring/free_text.py
     rule: str | None = None
     said_by_the_caller: bool = False  # every word it holds is the caller's (a pharmacy the caller named)
+    # Its facts come from this call (the caller's words, the call's tool results), never from the
+    # prompts alone: the triage prompt lists bleeding, yet bleeding in a care-team message is the caller's.
+    from_the_call: bool = False
 
     def applies(self, tool: str, param: str) -> bool:
         name, _, p = self.where.partition(".")
@@ -150,6 +158,9 @@ class WordsSpec:
     figures: tuple[Figure, ...] = ()
     # A term said in one of several ways ("dr. rao", "anil rao"): every way -> the one it stands for.
     term_aliases: dict[str, str] = field(default_factory=dict)
+    # Kinds of terms the agent names in its own words to say what a call is about ("retaliation" for
+    # "fired after I reported it"): a text that carries the call's facts may hold them from the prompts.
+    classifying_terms: tuple[str, ...] = ()
 
     def use_of(self, tool: str, param: str) -> FreeTextUse | None:
         return next((u for u in self.free_text if u.applies(tool, param)), None)
@@ -258,7 +269,8 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
                 problems.append(f"{WORDS_FILE}: free_text.{where}.must_hold names {kind!r}, which terms does not declare")
         uses.append(FreeTextUse(where, str(spec.get("for", "")), must,
                                 _strings(spec.get("forbid"), f"{WORDS_FILE}: free_text.{where}.forbid", problems),
-                                spec.get("rule"), bool(spec.get("said_by_the_caller"))))
+                                spec.get("rule"), bool(spec.get("said_by_the_caller")),
+                                bool(spec.get("from_the_call"))))
     figures = []
     for i, f in enumerate(raw.get("figures", [])):
         where = f"{WORDS_FILE}: figures[{i}]"
@@ -292,11 +304,13 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
         terms[kind] = tuple(dict.fromkeys([*terms.get(kind, ()), *said_as]))
     disclosure = _load_disclosure(raw.get("disclosure"), columns, problems)
     call_only = _strings(raw.get("terms_from_the_call"), f"{WORDS_FILE}: terms_from_the_call", problems)
-    for kind in call_only:
-        if kind not in terms:
-            problems.append(f"{WORDS_FILE}: terms_from_the_call names {kind!r}, which terms does not declare")
+    classify = _strings(raw.get("terms_that_classify"), f"{WORDS_FILE}: terms_that_classify", problems)
+    for key, kinds in (("terms_from_the_call", call_only), ("terms_that_classify", classify)):
+        for kind in kinds:
+            if kind not in terms:
+                problems.append(f"{WORDS_FILE}: {key} names {kind!r}, which terms does not declare")
     return WordsSpec(classes, tuple(claims), tuple(results), tuple(uses), terms, raw.get("invented_facts_rule"),
-                     disclosure, speech_rules, call_only, tuple(figures), aliases)
+                     disclosure, speech_rules, call_only, tuple(figures), aliases, classify)
 
 
 FIGURE_KINDS = ("money", "percent", "date", "time", "number", "duration")
