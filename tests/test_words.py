@@ -106,6 +106,19 @@ def test_a_day_of_the_month_said_alone_is_a_date_the_call_must_ground():
         assert facts_in(no_day, {}) == [], no_day
 
 
+def test_a_street_named_in_words_is_a_fact_the_call_must_ground():
+    """A message that puts the crash on Pine Street when the caller said Pike Street invents a place;
+    "St." and "Dr." (saints and doctors) and lower-case phrases ("down the road") are no streets."""
+    from pytest_callm.scoring.grounding import Grounds, facts_in
+
+    [street] = facts_in("Returning your call about the crash on Pine Street.", {})
+    assert (street.kind, street.key) == ("street", ("pine", "street"))
+    assert not Grounds().add(["It was the crash I saw on Pike Street."]).holds(street)
+    assert Grounds().add(['{"address": "12 Pine St., Seattle"}']).holds(street)  # an ending in any spelling
+    for no_street in ("By the way, it's down the road.", "Ask Dr. Rao.", "Our St. Louis office"):
+        assert facts_in(no_street, {}) == [], no_street
+
+
 def test_another_person_named_beside_something_of_their_records_is_a_disclosure():
     """Marcus Bell asks about his wife's visit. Her name and what her records hold, in one clause, tell
     him of her visit (its type, its provider), though both are words the practice publishes; what he

@@ -75,6 +75,15 @@ _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|
                    r"|(in the (?:afternoon|evening)|at night|tonight|this (?:afternoon|evening))\b)"
                    r"|\b(\d{1,2}):(\d{2})\b(?:\s*([ap])\.?\s?m\b)?", re.IGNORECASE)
 
+# A street named in words: "the crash on Pike Street". Its name is capitalized (so "by the way" or "down the
+# road" is none); "St." and "Dr." stand for saints and doctors too, and "Court" or "Way" end other names,
+# so only these endings are read. A source grounds it by the word before the ending, in any spelling.
+_STREET_ENDINGS = {"street": "street", "st": "street", "avenue": "avenue", "ave": "avenue", "road": "road",
+                   "rd": "road", "boulevard": "boulevard", "blvd": "boulevard", "lane": "lane", "ln": "lane",
+                   "drive": "drive", "parkway": "parkway", "pkwy": "parkway", "highway": "highway", "hwy": "highway"}
+_STREET = re.compile(r"\b([A-Z][a-z]+)\s+(?i:(street|avenue|road|boulevard|lane|drive|parkway|highway|ave|blvd|rd|ln|pkwy|hwy))\b")
+_STREET_IN_SOURCE = re.compile(r"\b([a-z]+)\.?\s+(" + "|".join(_STREET_ENDINGS) + r")\b", re.IGNORECASE)
+
 # Where a sentence turns to another thing: "a refund of $1,614.99, less the $285 fee" names two figures.
 # Read on digits, so "eighty-nine dollars and ninety-nine cents" is one amount, not two clauses.
 CLAUSE_END = re.compile(r"\s*[;()\u2014\u2013]\s*|:\s+|\s+-\s+|,?\s+\b(?:and(?! a (?:third|half|quarter)\b)|but|so|which|"
@@ -134,7 +143,7 @@ def _value(text: str) -> Decimal | None:
 
 @dataclass(frozen=True)
 class Fact:
-    kind: str  # money, percent, number, date, day (of the month, said alone), time, term
+    kind: str  # money, percent, number, date, day (of the month, said alone), time, street, term
     text: str  # as stated
     key: object  # what a source must hold
     of: str = ""  # a term's kind (the pack's `terms`)
@@ -201,6 +210,8 @@ def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, st
         inside = any(a <= m.start() < b for a, b in taken)
         if len(digits) >= 5 and not inside and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", m.group(0).strip()):
             out.append(Fact("number", m.group(0).strip(), digits))
+    for m in _STREET.finditer(plain):
+        out.append(Fact("street", m.group(0), (m.group(1).lower(), _STREET_ENDINGS[m.group(2).lower()])))
     said = Stems(plain)
     aliases = aliases or {}
     for kind, listed in terms.items():
@@ -347,6 +358,13 @@ class Grounds:
             return out
         return self._index("times", build)
 
+    @property
+    def streets(self) -> set[tuple[str, str]]:  # (the word before the ending, the ending spelled out)
+        def build() -> set[tuple[str, str]]:
+            return {(m.group(1).lower(), _STREET_ENDINGS[m.group(2).lower()])
+                    for plain in self._plain for m in _STREET_IN_SOURCE.finditer(plain)}
+        return self._index("streets", build)
+
     def holds(self, fact: Fact) -> bool:
         if fact.kind in ("money", "percent"):
             # A rounded figure is the same figure: "33 percent" of a 33.3% fee, "$1,250" of 1250.00.
@@ -366,6 +384,8 @@ class Grounds:
             return weekday in self.dated.get((month, day), {weekday})
         if fact.kind == "duration":
             return fact.key in self.durations
+        if fact.kind == "street":
+            return fact.key in self.streets
         if fact.kind == "time":
             hour, minute, known = fact.key
             return (hour, minute) in self.times if known else bool({(hour % 12, minute), (hour % 12 + 12, minute)} & self.times)

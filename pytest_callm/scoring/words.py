@@ -182,7 +182,7 @@ def find(task: Task, pack: Pack, traj: Trajectory, heard_texts: list[str] | None
 _PROTECTED_WORDS = {"name": "the name", "number": "a number", "id": "an id", "date": "a date",
                     "email": "an email address"}
 _KIND_WORDS = {"name": "a person's name", "money": "an amount", "percent": "a percentage", "number": "a number", "date": "a date",
-               "day": "a day of the month", "time": "a time", "duration": "a length of time", "dated": "a day of the week", "term": "a term"}
+               "day": "a day of the month", "time": "a time", "duration": "a length of time", "dated": "a day of the week", "street": "a street", "term": "a term"}
 
 
 # A person's name in a written text: two capitalized words, one of them no English word ("Gary Pruitt").
