@@ -659,8 +659,6 @@ OTHER_WAY: dict[str, str] = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a fee told after a free move (fee_charged 0.0 in the move's result); the fee is grounded only as the cancellation quote he refused",
     'promises results after the first peel':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a promise of what a cosmetic treatment achieves',
-    'after flagging the chart, tells the daughter the visit is with Dr. Quon and the fee':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a provider and a fee told about a record after its caller was flagged as not the patient',
 }
 
 

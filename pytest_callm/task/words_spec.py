@@ -140,6 +140,9 @@ class DisclosureSpec:
     name_column: str
     records: dict[str, str]  # table -> the column naming whose record a row is
     rule: str
+    # Tools whose success says the caller is not the person the call had verified (a daughter who gave
+    # her mother's name and birth date): what the records told before is no longer theirs to hear.
+    caller_is_not: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -303,6 +306,8 @@ def load_words(pack_dir: Path, tools: set[str], agents: set[str], problems: list
                 said_as.append(way)
         terms[kind] = tuple(dict.fromkeys([*terms.get(kind, ()), *said_as]))
     disclosure = _load_disclosure(raw.get("disclosure"), columns, problems)
+    for tool in disclosure.caller_is_not if disclosure else ():
+        known_tool(tool, "disclosure.caller_is_not")
     call_only = _strings(raw.get("terms_from_the_call"), f"{WORDS_FILE}: terms_from_the_call", problems)
     classify = _strings(raw.get("terms_that_classify"), f"{WORDS_FILE}: terms_that_classify", problems)
     for key, kinds in (("terms_from_the_call", call_only), ("terms_that_classify", classify)):
@@ -345,7 +350,9 @@ def _load_disclosure(raw: Any, columns: dict[str, tuple[str, ...]] | None, probl
         for table, column in wanted:
             if column not in columns.get(table, ()):
                 problems.append(f"{where}: {table}.{column} is not a column of db/schema.sql")
-    return DisclosureSpec(people["table"], people["id"], people["name"], dict(records), str(raw.get("rule", "")))
+    caller_is_not = _strings(raw.get("caller_is_not"), f"{where}.caller_is_not", problems)
+    return DisclosureSpec(people["table"], people["id"], people["name"], dict(records), str(raw.get("rule", "")),
+                          caller_is_not)
 
 
 def _load_classes(path: Path, agents: set[str], problems: list[str]) -> tuple[tuple[RuleClass, ...], dict[str, str]]:
