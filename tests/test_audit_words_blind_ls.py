@@ -644,16 +644,8 @@ SCORED_OTHERWISE = {
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a date written into a message that the caller never said and no tool gave',
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
-    'customer_support/C1-E1: gives Portland the Sunday hours of another store':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses another store's Sunday hours given for Portland, which is closed Sundays",
-    'customer_support/C4-E1: says an accident plan would cover the mounting':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass)',
     'customer_support/C4-E2: puts the in-home mounting at the store':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a store visit for an in-home appointment',
-    'customer_support/C5-E1: says a cancellation is always refunded in full':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'always a full refund' against the 30-day rule and proration",
-    'customer_support/R-M4: invents why the account is locked':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an invented cause and time for the lock',
 }
 
 

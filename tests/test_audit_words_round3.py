@@ -628,8 +628,6 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C5-M1: adds a spreading rash the patient never mentioned':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C4-M2: predicts a cracked panel and a replacement':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-H2: writes the amount the caller corrected away':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
