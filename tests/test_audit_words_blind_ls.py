@@ -642,26 +642,8 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
-    'customer_support/C1-E1: gives Portland the Sunday hours of another store':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses another store's Sunday hours given for Portland, which is closed Sundays",
-    'customer_support/C1-M1: tells the caller the scam number is a real Kestrel number':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'one of ours' where check_official_contact said official: false",
-    'customer_support/C2-E1: says a delivery can come on a Sunday at no charge':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a Sunday delivery and 'never a charge', both contradicting the delivery answer",
-    'customer_support/C2-H1: claims the delivery moved to Monday with the fee waived':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed change and waiver with no confirm_delivery_change',
-    'customer_support/C3-E2: says the refund lands as soon as the label is scanned':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a refund timing that contradicts 'pending until the item is received'",
-    'customer_support/C4-E1: says an accident plan would cover the mounting':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass)',
     'customer_support/C4-E2: puts the in-home mounting at the store':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a store visit for an in-home appointment',
-    'customer_support/C5-E1: says a cancellation is always refunded in full':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses 'always a full refund' against the 30-day rule and proration",
-    'customer_support/C5-M1: says he keeps Elite benefits until January':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses benefits promised until the renewal date, which no tool said',
-    'customer_support/R-M4: invents why the account is locked':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an invented cause and time for the lock',
 }
 
 

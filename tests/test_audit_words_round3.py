@@ -622,14 +622,9 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'healthcare/C4-E1: says thirty units is about right for her':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C4-M2: predicts a cracked panel and a replacement':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C5-M1: says she keeps Elite benefits until January 15':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-H2: writes the amount the caller corrected away':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
-
 
 
 @pytest.mark.parametrize("case", audit_params(CASES, DISAGREES))

@@ -406,12 +406,6 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "legal/C5-M1: says it sees that matter number but it isn't on her file":
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    "customer_support/R-E1: says the fee will depend on the state Gregory's order was delivered to":
-        "the benchmark says fail: 'when gregory calls, his fee will depend on the state his order was delivered to.': says 'his order was delivered', which rule no-account-disclosure forbids",
-    "customer_support/R-E1: tells the wife Gregory's laptop went to New York, so the full fee applies":
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C3-H2: says Plus gives her another 15 days':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C3-H2: writes the return reason as a defect':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
