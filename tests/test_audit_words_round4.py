@@ -406,8 +406,6 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "legal/C5-M1: says it sees that matter number but it isn't on her file":
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C3-H2: writes the return reason as a defect':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
 
 
