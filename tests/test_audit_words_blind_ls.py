@@ -642,8 +642,6 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
-    'customer_support/C4-E2: puts the in-home mounting at the store':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a store visit for an in-home appointment',
 }
 
 

@@ -77,6 +77,17 @@ def test_terms_from_the_records_must_name_a_column(tmp_path):
     assert problems == ["words.json: terms_from_seed.provider: 'providers.nickname' is not a column of db/schema.sql"]
 
 
+def test_a_result_statement_reads_into_lists_where_every_item_must_match():
+    from pytest_callm.scoring.words import _data_has
+
+    one = {"data": {"appointments": [{"location": "in-home"}]}}
+    two = {"data": {"appointments": [{"location": "in-home"}, {"location": "Seattle store"}]}}
+    assert _data_has(one, {"appointments.location": "in-home"})
+    assert not _data_has(two, {"appointments.location": "in-home"})  # "bring it to the store" may be the other one's
+    assert not _data_has({"data": {"appointments": []}}, {"appointments.location": "in-home"})
+    assert _data_has({"data": {}}, {"membership": None})  # an absent field is null, as before
+
+
 def test_term_kinds_named_outside_terms_are_problems(tmp_path):
     problems: list[str] = []
     load_words(_pack_dir(tmp_path, {"terms": {"injury": ["whiplash"]}, "terms_from_the_call": ["stage"],

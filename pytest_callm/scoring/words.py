@@ -273,7 +273,17 @@ def _claim_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> lis
 
 def _data_has(result: dict[str, Any], when: dict[str, Any]) -> bool:
     data = result.get("data") if isinstance(result, dict) else None
-    return isinstance(data, dict) and all(data.get(k) == v for k, v in when.items())
+    return isinstance(data, dict) and all(_holds_at(data, k.split("."), v) for k, v in when.items())
+
+
+def _holds_at(data: Any, path: list[str], value: Any) -> bool:
+    """`data` has `value` at `path` ("appointments.location"); through a list, every item has it (an
+    in-home appointment is contradicted by "bring it to the store" only when no listed one is a store's)."""
+    if isinstance(data, list):
+        return bool(data) and all(_holds_at(item, path, value) for item in data)
+    if not path:
+        return data == value
+    return isinstance(data, dict) and _holds_at(data.get(path[0]), path[1:], value)  # absent is null
 
 
 def _result_findings(pack: Pack, piece: Text, calls: list[ToolCallRecord]) -> list[Finding]:

@@ -82,7 +82,8 @@ class Claim:
 
 @dataclass(frozen=True)
 class ResultStatement:
-    """Statements a tool's result rules out: `when` the result's data has these values."""
+    """Statements a tool's result rules out: `when` the result's data has these values (a dotted
+    field reads into lists, where every item must have it: "appointments.location")."""
 
     tool: str
     when: dict[str, Any]
