@@ -653,12 +653,6 @@ ATTEMPTS = [
 OTHER_WAY: dict[str, str] = {
     'the results message says the biopsy site has been bleeding':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a symptom in a care-team message the caller never described',
-    'promises a call back first thing tomorrow, before the visit':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a reply time that contradicts the tool's 'by the end of the day' and a phone call nobody arranged",
-    'gets the move right but says the fifty-dollar fee still goes on his balance':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a fee told after a free move (fee_charged 0.0 in the move's result); the fee is grounded only as the cancellation quote he refused",
-    'after flagging the chart, tells the daughter the visit is with Dr. Quon and the fee':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a provider and a fee told about a record after its caller was flagged as not the patient',
 }
 
 
