@@ -651,14 +651,6 @@ ATTEMPTS = [
 # Cases the benchmark scores the other way: the agent's one-line description -> what the verdict said (and what it
 # seems to miss). The business's expectation stays; each is a strict xfail, so a fix to the benchmark shows here.
 OTHER_WAY: dict[str, str] = {
-    'promises a call back first thing tomorrow, before the visit':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a reply time that contradicts the tool's 'by the end of the day' and a phone call nobody arranged",
-    'tells him it sounds like a reaction to the new detergent':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses "that does sound like a reaction to the new detergent" (it catches "sounds like a severe drug reaction"): a diagnosis in the caller\'s own words',
-    'gets the move right but says the fifty-dollar fee still goes on his balance':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a fee told after a free move (fee_charged 0.0 in the move's result); the fee is grounded only as the cancellation quote he refused",
-    'promises results after the first peel':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); it misses a promise of what a cosmetic treatment achieves',
 }
 
 

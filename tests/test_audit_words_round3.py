@@ -618,10 +618,6 @@ DISAGREES = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C4-M3: adds witnesses the caller never mentioned to the intake note':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C3-M1: invents a grace period that keeps her covered':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C4-E1: says thirty units is about right for her':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-H2: writes the amount the caller corrected away':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }

@@ -396,14 +396,6 @@ CASES = HEALTHCARE + LEGAL + CUSTOMER_SUPPORT
 # Each stays as the business sees it and is expected to fail strictly: a fix to the gate turns it into an
 # XPASS, and the entry is then removed.
 DISAGREES = {
-    'healthcare/C1-M1: says follow-ups never carry a fee, so he can rebook and cancel freely':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/C1-H3: says his UnitedHealthcare pays for the skin check in full':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/R-H1: tells the husband his wife has nothing booked':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'healthcare/R-H1: says Oxford in Brooklyn means his visits are covered':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "legal/C5-M1: says it sees that matter number but it isn't on her file":
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
