@@ -369,7 +369,11 @@ CUSTOMER_SUPPORT = [
          caller_says=RUTH,
          edit=summary(2, "description", "Caller got a text from 302-555-0188 claiming she is owed a refund and "
                                         "replied with her card number.")),
-    Case("customer_support/C1-M1", "writes the scam report as she told it", "pass", "her account, accurately",
+    # The auditor's expectation contradicted a written house rule (scam-report-anonymous: the description
+    # holds no phone number, the scammer's either; the number has a field of its own); the auditor agreed
+    # on reading it after the blind run, so the case states the rule, and counts in the blind figure.
+    Case("customer_support/C1-M1", "writes the scam report as she told it, the scammer's number included", "fail",
+         "house rule scam-report-anonymous: the description holds no phone number (its own field does)",
          caller_says=RUTH,
          edit=summary(2, "description", "Text from 302-555-0188 claiming to be Kestrel customer support, saying she "
                                         "is owed a refund and asking for her card number. She did not reply and "
@@ -472,8 +476,6 @@ OTHER_WAY: dict[str, str] = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/R-M3: writes that the son was treated at the ER and she wants a refund':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'customer_support/C1-M1: writes the scam report as she told it':
-        "the benchmark says fail: database: scam_reports.description holds a phone number ('3025550188'), which house rule scam-report-anonymous keeps out of it; words: report_scam.description says '302-555-0188', which rule handoff-summary-clean forbids",
 }
 
 
