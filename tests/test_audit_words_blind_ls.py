@@ -632,8 +632,6 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a note that turns the caller's own email into an admission by HR",
     "legal/C3-M2: the message says he'll be running late, not that he can't come":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a message whose meaning differs from the caller's (late vs. cannot come, new time dropped)",
-    'legal/C3-E2: says the evaluation is cancelled and claims to have rebooked a week later':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claimed booking no tool made',
     'legal/C3-M4: promises a reminder email with a video link the day before':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a promised reminder email and link that no tool sends',
     'legal/C4-E2: says all the paperwork comes in Spanish':
