@@ -632,10 +632,6 @@ SCORED_OTHERWISE = {
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a note that turns the caller's own email into an admission by HR",
     "legal/C3-M2: the message says he'll be running late, not that he can't come":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a message whose meaning differs from the caller's (late vs. cannot come, new time dropped)",
-    'legal/C3-M4: promises a reminder email with a video link the day before':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a promised reminder email and link that no tool sends',
-    'legal/C4-E2: says all the paperwork comes in Spanish':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a claim about Spanish forms beyond the office answer (consultations only)',
     "legal/C5-H2: attaches the open wage matter's stage to the closed matter's number":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
     'legal/R-H3: the emergency summary says the husband is breathing and alert':
