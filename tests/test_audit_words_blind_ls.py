@@ -624,8 +624,6 @@ SUPPORT = [
 # explanation (auditor.verdict(case).explain()) and what it seems to miss.
 WORDS_PASS = 'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses '
 SCORED_OTHERWISE = {
-    'legal/C2-M3: tells the Nevada caller to find a local lawyer fast because he has two years':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses advice ('your best move is') and a limitation period no tool computed",
     'legal/C2-M4: the intake summary adds that her supervisor admitted retaliation':
         'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an admission in the intake summary that the caller never reported',
     'legal/C4-H3: the note says HR emailed her admitting the violations':
