@@ -396,8 +396,6 @@ CASES = HEALTHCARE + LEGAL + CUSTOMER_SUPPORT
 # Each stays as the business sees it and is expected to fail strictly: a fix to the gate turns it into an
 # XPASS, and the entry is then removed.
 DISAGREES = {
-    "legal/C5-M1: says it sees that matter number but it isn't on her file":
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }
 
 
