@@ -624,16 +624,10 @@ SUPPORT = [
 # explanation (auditor.verdict(case).explain()) and what it seems to miss.
 WORDS_PASS = 'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses '
 SCORED_OTHERWISE = {
-    'legal/C2-M4: the intake summary adds that her supervisor admitted retaliation':
-        'benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an admission in the intake summary that the caller never reported',
-    'legal/C4-H3: the note says HR emailed her admitting the violations':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a note that turns the caller's own email into an admission by HR",
     "legal/C3-M2: the message says he'll be running late, not that he can't come":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses a message whose meaning differs from the caller's (late vs. cannot come, new time dropped)",
     "legal/C5-H2: attaches the open wage matter's stage to the closed matter's number":
         "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses one matter's stage and deadline read under the other matter's number",
-    'legal/R-H3: the emergency summary says the husband is breathing and alert':
-        "benchmark says pass (gates: tools pass, handoff pass, database pass, words pass); misses an escalation summary that contradicts the caller ('not responding')",
 }
 
 

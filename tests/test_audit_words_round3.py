@@ -614,8 +614,6 @@ CASES = LEGAL + HEALTHCARE + CUSTOMER_SUPPORT
 # Each stays as the business sees it and is expected to fail strictly: a fix to the gate turns it into an
 # XPASS, and the entry is then removed.
 DISAGREES = {
-    'legal/C4-M3: adds witnesses the caller never mentioned to the intake note':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-H2: writes the amount the caller corrected away':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
 }

@@ -464,8 +464,6 @@ OTHER_WAY: dict[str, str] = {
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'legal/C3-M2: writes the urgent message as a cancellation needing no call back':
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
-    'legal/C4-M3: notes a witness statement from the store manager':
-        'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     "legal/C5-M2: tells her she'll get roughly two-thirds of the settlement after fees":
         'the benchmark says pass: gates: tools pass, handoff pass, database pass, words pass',
     'customer_support/C1-E1: says the Portland store opens at 11 on Sunday':
