@@ -20,6 +20,7 @@ caller's own records do not hold.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -315,3 +316,35 @@ def associated(pack: Pack, task: Task, text: str, heard: Grounds) -> list[tuple[
                 out.append((p, clause.strip(), word))
                 break
     return out
+
+
+def records_before_not_the_caller(pack: Pack, task: Task, calls: list) -> tuple[float, list[Grounds], str] | None:
+    """When a tool first found that the caller is not the person verified (`disclosure.caller_is_not`),
+    what that person's records hold (the person named in the calls before) and what the records had
+    told the call before: (then, those sources, the tool)."""
+    spec = pack.words.disclosure
+    if spec is None or not spec.caller_is_not:
+        return None
+    flag = next((c for c in calls if c.name in spec.caller_is_not and c.status == "ok"), None)
+    if flag is None:
+        return None
+    before = [c for c in calls[:flag.index] if c.status == "ok"]
+    personal = set(spec.records)
+    told = [Grounds().add(json.dumps(c.result, ensure_ascii=False) for c in before if c.result and c.touched is not None
+                          and personal & set(c.touched.get("read", ())))]
+    named = {person(v) for c in before if isinstance(c.arguments, dict) for v in c.arguments.values() if isinstance(v, str)}
+    told.extend(p.facts for p in people_on_record(pack, task)[0] if person(p.name) in named)
+    return flag.started_ms, told, flag.name
+
+
+def told_after_not_the_caller(pack: Pack, text: str, told_before: tuple[float, list[Grounds], str],
+                              known: list[Grounds]) -> str | None:
+    """Once the caller is known not to be the person, what that person's records hold is not told to
+    the caller (a provider, a time or a fee of the visit) unless the caller said it (`known`): the
+    first such fact of `text`, as said."""
+    for fact in facts_in(text, pack.words.terms, pack.words.term_aliases):
+        if fact.kind in ("weekday", "dated", "percent") or not any(t.holds(fact) for t in told_before[1]):
+            continue
+        if not any(k.holds(fact) for k in known):
+            return fact.text
+    return None
