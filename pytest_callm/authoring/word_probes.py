@@ -70,6 +70,19 @@ def _quiet(pack: Pack, sentence: str) -> bool:
             and not any(p.search(text) for r in pack.words.results for p in r.contradicted_by))
 
 
+_QUIET_KEEPS: dict[int, tuple[Pack, list[tuple[str, ...]]]] = {}
+
+
+def _quiet_keeps(pack: Pack) -> list[tuple[str, ...]]:
+    """Per speech class, its keeping sentences that are quiet (`_quiet`): the same on every task of a
+    pack, so read once per pack, not once per task."""
+    cached = _QUIET_KEEPS.get(id(pack))
+    if cached is None or cached[0] is not pack:
+        cached = _QUIET_KEEPS[id(pack)] = (pack, [tuple(s for s in rc.keeps if _quiet(pack, s))
+                                                  for rc in pack.words.classes])
+    return cached[1]
+
+
 def word_replays(task: Task, pack: Pack, ok_tools: set[str]) -> list[Replay]:
     """The words gate's adversaries, exploits and right answers for one task (`ok_tools`: the tools
     the key's own play called successfully)."""
@@ -133,8 +146,9 @@ def word_replays(task: Task, pack: Pack, ok_tools: set[str]) -> list[Replay]:
             line = f"As for the {about}, that is {_WRONG_FIGURE[kind]}."
             out.append(say("exploit", f"says {line!r} ({figure.means})", line, "words-wrong-figure", gates=WORDS))
 
-    right = [_pick(tuple(s for s in rc.keeps if _quiet(pack, s)), task) for rc in spec.classes
-             if "speech" in rc.reads and any(_quiet(pack, s) for s in rc.keeps) and (not rc.agents or agent in rc.agents)]
+    quiet = _quiet_keeps(pack)
+    right = [_pick(quiet[i], task) for i, rc in enumerate(spec.classes)
+             if "speech" in rc.reads and quiet[i] and (not rc.agents or agent in rc.agents)]
     done = next((c for c in spec.claims if set(c.tools) & ok_tools), None)
     if done is not None:
         right.append(f"I've {done.says[0]}.")
