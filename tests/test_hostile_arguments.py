@@ -14,6 +14,7 @@ kind's regular expression once took 39 s on a 60,000-character contact and froze
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -55,6 +56,7 @@ TEXTS = ['"NaN"', '"Infinity"', '"-Infinity"', '"1e400"', '"$1e30"', '"' + "9" *
 OTHERS = ["true", "null", "[]", "{}", json.dumps(["x"] * 200), '[[[["x"]]]]', json.dumps({"a": "b"})]
 
 
+@functools.cache  # read when a test first needs it, not at collection by every xdist worker
 def _key_calls() -> dict[str, list[list[dict]]]:
     """Per pack, the industry calls of each locked answer key, in order."""
     keys: dict[str, list[list[dict]]] = {}
@@ -66,9 +68,6 @@ def _key_calls() -> dict[str, list[list[dict]]]:
             if calls:
                 keys.setdefault(name, []).append(calls)
     return keys
-
-
-KEYS = _key_calls()
 
 
 def _plain_value(schema: dict) -> object:
@@ -86,7 +85,7 @@ def _setting(pack_name: str, tool: str) -> tuple[list[dict], dict]:
     there; what the key leaves unconstrained (or a tool no key calls) gets plain values of its types."""
     props = PACKS[pack_name].tools[tool].parameters.get("properties", {})
     plain = {p: _plain_value(props[p]) for p in PACKS[pack_name].tools[tool].parameters.get("required", [])}
-    for calls in KEYS.get(pack_name, []):
+    for calls in _key_calls().get(pack_name, []):
         for i, call in enumerate(calls):
             if call["name"] == tool:
                 return calls[:i], {**plain, **(call.get("parameters") or {})}

@@ -17,12 +17,20 @@ pytest.importorskip("openenv")
 from openai_server import AnswerKeyAgent, ScriptedServer  # noqa: E402
 from pytest_callm.rl.environment import CallEnvironment  # noqa: E402
 from pytest_callm.call.trajectory import Trajectory  # noqa: E402
-from pytest_callm.rl.openenv_env import CallAction, CallEnvClient, CallOpenEnv, OpenEnvServer, make_app  # noqa: E402
+from conftest import REPO  # noqa: E402
+
 from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import load_pack  # noqa: E402
 from pytest_callm.toolserver.server import ToolServer  # noqa: E402
 
-from conftest import REPO  # noqa: E402
+
+def oe():
+    """The adapter, imported by the first test that needs it, not when pytest collects this module: it
+    pulls in openenv's server (gradio), 3 CPU seconds that every xdist worker paid at collection."""
+    from pytest_callm.rl import openenv_env
+
+    return openenv_env
+
 
 INDUSTRIES = REPO / "industries"
 TASK = "legal/C4-H3"  # reception -> screening -> intake
@@ -43,7 +51,7 @@ def env():
 
 @pytest.fixture(scope="module")
 def server(env):
-    with OpenEnvServer(env, task_names=[OTHER, TASK]) as server:
+    with oe().OpenEnvServer(env, task_names=[OTHER, TASK]) as server:
         yield server
 
 
@@ -63,7 +71,7 @@ async def play(server_url: str, policy_url: str, task: str = TASK, seed: int = 1
     """One episode through OpenEnv's client: (last step, every observation, the session's state)."""
     policy = openai.AsyncOpenAI(base_url=policy_url, api_key="unused")
     try:
-        async with CallEnvClient(base_url=server_url) as client:
+        async with oe().CallEnvClient(base_url=server_url) as client:
             result = await client.reset(task=task, seed=seed)
             seen = [result.observation]
             while not result.done:
@@ -71,7 +79,7 @@ async def play(server_url: str, policy_url: str, task: str = TASK, seed: int = 1
                 async with policy.chat.completions.stream(model="scripted", messages=obs.chat(),
                                                           tools=obs.tools) as stream:
                     completion = await stream.get_final_completion()
-                result = await client.step(CallAction.from_message(completion.choices[0].message))
+                result = await client.step(oe().CallAction.from_message(completion.choices[0].message))
                 seen.append(result.observation)
             return result, seen, await client.state()
     finally:
@@ -113,11 +121,11 @@ def test_one_changed_value_earns_0_with_the_gates_that_fail(server, wrong_follow
 def test_in_process_the_metadata_holds_the_trajectory_whose_verdict_is_the_reward(env, follower):
     # OpenEnv 0.3 leaves `metadata` off the wire: in process it has the verdict and the whole trajectory.
     policy = openai.OpenAI(base_url=follower.base_url, api_key="unused")
-    session = CallOpenEnv(env)
+    session = oe().CallOpenEnv(env)
     obs = session.reset(task=TASK)
     while not obs.done:
         with policy.chat.completions.stream(model="scripted", messages=obs.chat(), tools=obs.tools) as stream:
-            obs = session.step(CallAction.from_message(stream.get_final_completion().choices[0].message))
+            obs = session.step(oe().CallAction.from_message(stream.get_final_completion().choices[0].message))
     policy.close()
     session.close()
     task, pack = env.task(TASK)
@@ -138,7 +146,7 @@ def test_concurrent_sessions_each_play_their_own_episode(server, follower, wrong
 
 
 def test_a_reset_naming_no_task_deals_the_servers_list_in_turn(env, server):
-    with CallEnvClient(base_url=server.url).sync() as client:
+    with oe().CallEnvClient(base_url=server.url).sync() as client:
         first = client.reset()
         second = client.reset(seed=3, episode_id="mine")  # abandons the first episode
         state = client.state()
@@ -152,9 +160,9 @@ def test_a_reset_naming_no_task_deals_the_servers_list_in_turn(env, server):
 
 
 def test_bad_input_is_refused_by_name_and_the_session_goes_on(env, server):
-    with CallEnvClient(base_url=server.url).sync() as client:
+    with oe().CallEnvClient(base_url=server.url).sync() as client:
         with pytest.raises(RuntimeError, match="reset first"):
-            client.step(CallAction(content="Hello?"))
+            client.step(oe().CallAction(content="Hello?"))
         with pytest.raises(RuntimeError, match="legal/C9-X9"):
             client.reset(task="legal/C9-X9")
         with pytest.raises(RuntimeError, match="tsk"):
@@ -164,9 +172,9 @@ def test_bad_input_is_refused_by_name_and_the_session_goes_on(env, server):
     refused = httpx.post(f"{server.url}/step", json={"action": {"content": "Hello?"}}, timeout=30)
     assert refused.status_code == 409 and "reset first" in refused.json()["detail"]
     with pytest.raises(ValueError, match="tool_calls\\[0\\] has no function name"):
-        CallAction.from_message({"role": "assistant", "tool_calls": [{"id": "c1", "function": {}}]})
+        oe().CallAction.from_message({"role": "assistant", "tool_calls": [{"id": "c1", "function": {}}]})
     with pytest.raises(ValueError, match="legal/C9-X9"):
-        make_app(env, task_names=[TASK, "legal/C9-X9"])
+        oe().make_app(env, task_names=[TASK, "legal/C9-X9"])
 
 
 def test_a_plain_http_reset_of_an_unknown_task_is_a_404_with_the_reason(server):
@@ -188,8 +196,8 @@ def test_an_episode_the_environment_could_not_play_ends_unscored_not_at_0():
     tools = ToolServer({"legal": load_pack(INDUSTRIES / "legal")}).start()
     try:
         with CallEnvironment([task_path(TASK)], root=REPO, industries=[INDUSTRIES],
-                             tool_server_url=tools.url) as env, OpenEnvServer(env) as server:
-            with CallEnvClient(base_url=server.url).sync() as client:
+                             tool_server_url=tools.url) as env, oe().OpenEnvServer(env) as server:
+            with oe().CallEnvClient(base_url=server.url).sync() as client:
                 assert not client.reset(task=TASK).done
                 tools.stop()  # the tool server goes away mid-call
                 lookup = {"name": "lookup_caller", "arguments": {"full_name": "Clara Whitman", "phone": "206-555-0220"}}

@@ -22,11 +22,19 @@ from conftest import REPO  # noqa: E402
 from openai_server import (AnswerKeyAgent, ScriptCaller, openai_server,  # noqa: E402,F401  (fixtures)
                            openai_server_session)
 from pytest_callm.model.config import ModelConfig  # noqa: E402
-from pytest_callm.rl import verifiers_env  # noqa: E402
 from pytest_callm.rl.dataset import dataset_row  # noqa: E402
 from pytest_callm.scoring.verdict import score  # noqa: E402
 from pytest_callm.task.pack import PackRegistry  # noqa: E402
 from pytest_callm.toolserver.server import ToolServer  # noqa: E402
+
+
+def adapter():
+    """pytest_callm.rl.verifiers_env, imported by the first test that needs it, not when pytest collects
+    this module: verifiers brings anthropic's client, 3 CPU seconds every xdist worker paid at collection."""
+    from pytest_callm.rl import verifiers_env
+
+    return verifiers_env
+
 
 TASK = "legal/C4-H3"
 TASK_FILE = REPO / "tasks" / TASK / "task.json"
@@ -213,7 +221,7 @@ def test_a_tool_server_that_fails_is_an_error_not_a_verdict(openai_server, stop_
     packs = PackRegistry([INDUSTRIES])
     packs.get("legal")
     server = ToolServer(packs.loaded()).start()
-    env = verifiers_env.load_environment(tasks=[TASK], root=REPO, tool_server_url=server.url)
+    env = adapter().load_environment(tasks=[TASK], root=REPO, tool_server_url=server.url)
     try:
         env.get_eval_dataset()  # the rows are built while the server is up
         if stop_at == 0:
@@ -240,7 +248,7 @@ def test_a_tool_server_that_fails_is_an_error_not_a_verdict(openai_server, stop_
 def test_bad_arguments_are_named_before_anything_starts(arguments, named, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the bundled config's key, unset
     with pytest.raises(ValueError, match=named):
-        verifiers_env.load_environment(root=REPO, **arguments)
+        adapter().load_environment(root=REPO, **arguments)
 
 
 def test_by_default_the_training_split_is_the_shipped_training_tasks_and_the_evaluation_split_the_locked_suite():
