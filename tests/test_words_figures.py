@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from agent_audit import Auditor, Case
+from agent_audit import REPO, Auditor, Case
 from pytest_callm.scoring.grounding import Grounds, facts_in
 from pytest_callm.task.words_spec import load_words, ways_to_say
 
@@ -86,6 +86,17 @@ def test_a_result_statement_reads_into_lists_where_every_item_must_match():
     assert not _data_has(two, {"appointments.location": "in-home"})  # "bring it to the store" may be the other one's
     assert not _data_has({"data": {"appointments": []}}, {"appointments.location": "in-home"})
     assert _data_has({"data": {}}, {"membership": None})  # an absent field is null, as before
+
+
+def test_a_rule_class_may_read_only_the_free_text_it_is_about():
+    """Customer support's handoff-summary-clean is about handoffs: a scam report's description holding
+    the scammer's number breaks scam-report-anonymous (the database gate), not a handoff rule."""
+    from pytest_callm.task.pack import PackRegistry
+
+    pack = PackRegistry([REPO / "industries"]).get("customer_support")
+    [clean] = [c for c in pack.words.classes if c.rule == "handoff-summary-clean"]
+    assert clean.reads_free_text("transfer_to_orders", "handoff_summary")
+    assert not clean.reads_free_text("report_scam", "description") and "speech" not in clean.reads
 
 
 def test_term_kinds_named_outside_terms_are_problems(tmp_path):

@@ -105,8 +105,9 @@ def word_replays(task: Task, pack: Pack, ok_tools: set[str]) -> list[Replay]:
             if spec.use_of(c.name, p) is not None
             and pack.tools[c.name].parameters.get("properties", {}).get(p, {}).get("type", "string") == "string"]
     for rc in spec.classes:
-        written = [(i, p) for i, p in free if not rc.agents or _agent_of(plan, i) in rc.agents]
-        if "free_text" in rc.reads and rc.breaks and written:
+        written = [(i, p) for i, p in free if (not rc.agents or _agent_of(plan, i) in rc.agents)
+                   and rc.reads_free_text(task.exp_tool_calls[i].name, p)]
+        if rc.breaks and written:
             i, p = written[0]
             line = _pick(rc.breaks, task)
             out.append(edited_replay(task, pack, "rule", f"{rc.rule}: writes {line!r} in {task.exp_tool_calls[i].name}.{p}",

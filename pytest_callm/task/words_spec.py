@@ -49,11 +49,16 @@ class RuleClass:
     unless: tuple[re.Pattern, ...]
     breaks: tuple[str, ...]
     keeps: tuple[str, ...]
-    reads: tuple[str, ...] = READS
+    reads: tuple[str, ...] = READS  # "speech", "free_text", or named free-text arguments ("transfer_to_*.handoff_summary")
     agents: tuple[str, ...] = ()  # the agents whose words it reads (empty: every agent)
     # Tools whose result, stated back, is no break: "Kestrel will refund the full price" after
     # check_recall returned that remedy is the recall read to the caller, not a promise of one's own.
     read_back: tuple[str, ...] = ()
+
+    def reads_free_text(self, tool: str, param: str) -> bool:
+        """Whether it reads this free-text argument: all of them, or the ones it names."""
+        return "free_text" in self.reads or any(fnmatchcase(tool, w.partition(".")[0]) and w.partition(".")[2] == param
+                                                for w in self.reads if "." in w)
 
     def hit(self, sentence: str) -> str | None:
         """The part of a normalized sentence that breaks the rule, or None. A refusal keeps only its
@@ -374,8 +379,8 @@ def _load_classes(path: Path, agents: set[str], problems: list[str]) -> tuple[tu
         where = f"{RULES_FILE}: rule {rule.get('id')!r} words"
         reads = _strings(spec.get("reads", list(READS)), f"{where}.reads", problems)
         for r in reads:
-            if r not in READS:
-                problems.append(f"{where}.reads: {r!r} is not one of {', '.join(READS)}")
+            if r not in READS and not re.fullmatch(r"[\w*?]+\.\w+", r):
+                problems.append(f"{where}.reads: {r!r} is not one of {', '.join(READS)} nor \"tool.parameter\"")
         bound = tuple(a for a in rule.get("agents", []) if a in agents) if spec.get("only_its_agents") else ()
         out.append(RuleClass(str(rule.get("id")), _compile(spec.get("finds"), f"{where}.finds", problems),
                              _compile(spec.get("unless"), f"{where}.unless", problems),
