@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from pytest_callm.normalize import fold_accents
+from pytest_callm.normalize import STREET_ABBREVIATIONS, fold_accents
 from pytest_callm.phone.spoken_numbers import ONES_WORDS, find_numbers
 from pytest_callm.task.terms import Stems
 
@@ -78,9 +78,11 @@ _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:([ap])\.?\s?m\b\.?|o'clock\b|
 # A street named in words: "the crash on Pike Street". Its name is capitalized (so "by the way" or "down the
 # road" is none); "St." and "Dr." stand for saints and doctors too, and "Court" or "Way" end other names,
 # so only these endings are read. A source grounds it by the word before the ending, in any spelling.
-_STREET_ENDINGS = {"street": "street", "st": "street", "avenue": "avenue", "ave": "avenue", "road": "road",
-                   "rd": "road", "boulevard": "boulevard", "blvd": "boulevard", "lane": "lane", "ln": "lane",
-                   "drive": "drive", "parkway": "parkway", "pkwy": "parkway", "highway": "highway", "hwy": "highway"}
+# The endings spelled out through the normalizer's own street abbreviations (one reading of "Ave." for
+# the tools, the records and this).
+_STREET_ENDINGS = {w: STREET_ABBREVIATIONS.get(w, w) for w in ("street", "st", "avenue", "ave", "road", "rd", "boulevard",
+                                                               "blvd", "lane", "ln", "drive", "parkway", "pkwy",
+                                                               "highway", "hwy")}
 _STREET = re.compile(r"\b([A-Z][a-z]+)\s+(?i:(street|avenue|road|boulevard|lane|drive|parkway|highway|ave|blvd|rd|ln|pkwy|hwy))\b")
 _STREET_IN_SOURCE = re.compile(r"\b([a-z]+)\.?\s+(" + "|".join(_STREET_ENDINGS) + r")\b", re.IGNORECASE)
 
