@@ -86,6 +86,9 @@ def test_the_word_exploits_earn_0_on_every_task_where_they_apply(env):
     groups = {g for _, g, _ in policies}
     assert groups == set(WORD_EXPLOITS) and len(policies) >= 300
     played = gather_on(env, [play_policy(env, n, p) for n, _, p in policies])
+    unplayed = [f"{n}: {g}: {r.info['infrastructure_error']}" for (n, g, _), r in zip(policies, played)
+                if r.reward is None]
+    assert not unplayed, f"{len(unplayed)} episodes the environment could not play: {unplayed[:3]}"
     earned = [f"{n}: {g}" for (n, g, _), r in zip(policies, played) if r.reward != 0.0]
     assert not earned, f"{len(earned)} word exploits earn a reward: {earned[:5]}"
     assert all(r.info["gates"]["words"] is False and r.info["gates"]["tools"] for r in played)

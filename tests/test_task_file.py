@@ -108,6 +108,21 @@ def test_missing_required_field_names_its_json_path(tmp_path):
     assert err.problems == ["$: 'intent' is a required property"]
 
 
+def test_a_file_read_again_after_it_changed_is_checked_again_and_a_bad_one_every_time(tmp_path):
+    """A text found valid is not checked twice in a process (a run reads each task file several times);
+    the same path with another text is, and a failure is reported at every read."""
+    data = example("C2-E1")
+    path = write(tmp_path, data)
+    first = read_task_json(path)
+    first["intent"] = "changed by its reader"
+    assert read_task_json(path) == data  # a fresh copy each read, never one a reader changed
+    del data["intent"]
+    write(tmp_path, data)
+    for _ in range(2):
+        with pytest.raises(TaskError, match="'intent' is a required property"):
+            read_task_json(path)
+
+
 def test_missing_metadata_field_names_its_json_path(tmp_path):
     data = example("C2-E1")
     del data["metadata"]["difficulty"]

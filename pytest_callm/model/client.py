@@ -31,7 +31,9 @@ its bounds as it streams (`reply_reader.py`): one that never stops is cut there,
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import ssl
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -138,6 +140,13 @@ class _LenientSSEDecoder(SSEDecoder):
                 yield _Event(event=sse.event, data=sse.data, id=sse.id, retry=sse.retry)
 
 
+@functools.lru_cache(maxsize=1)
+def _certificates() -> ssl.SSLContext:
+    """The context every client verifies servers with: the SDK's default, read once a process (it read
+    the certificate bundle again for every client, about 20 ms each)."""
+    return httpx2.create_ssl_context()
+
+
 class _AsyncOpenAI(openai.AsyncOpenAI):
     def _make_sse_decoder(self) -> SSEDecoder:
         return _LenientSSEDecoder()
@@ -195,7 +204,7 @@ class OpenAIChatModel:
             # call still unwinding, must not wait for a connection (that wait would count as latency).
             limits = httpx2.Limits(max_connections=2 * self.connections + 2,
                                    max_keepalive_connections=self.connections)
-            http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s, limits=limits,
+            http = openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s, limits=limits, verify=_certificates(),
                                                   event_hooks={"request": [_mark_sent]})
             self._client = _AsyncOpenAI(api_key=self.api_key or NO_KEY, base_url=self.config.base_url,
                                               max_retries=0, timeout=self.retry.timeout_s, http_client=http)

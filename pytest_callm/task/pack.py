@@ -9,6 +9,7 @@ or raises `PackError` listing every problem it found, so a broken pack is one re
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import math
 import json
 import re
@@ -388,8 +389,45 @@ def _parse_clock(raw: Any, problems: list[str]) -> dt.datetime:
         return dt.datetime(2026, 1, 1)
 
 
+# Packs loaded by this process, by folder and by what its files hold. Loading a pack (compiling its
+# words' patterns, checking its tool schemas, importing tools.py) took a third of a second, and the
+# test suite loaded the same pack thousands of times (a registry per test, a stand-in agent per case):
+# a tenth of its CPU. A pack whose files changed is read again; a pack with problems is never kept, so
+# its error is reported every time.
+_LOADED: dict[tuple[Path, Path, bytes], Pack] = {}
+_KEEP = 16  # folders; a test run makes many packs of its own, each loaded a few times
+
+
+def _fingerprint(pack_dir: Path) -> bytes:
+    """A digest of every file in the pack's folder (bytecode caches aside), with its path."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(pack_dir.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        digest.update(str(path.relative_to(pack_dir)).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.digest()
+
+
 def load_pack(pack_dir: Path) -> Pack:
+    """The pack in `pack_dir`, checked (raises PackError listing every problem); loaded once per
+    process for as long as its files stay the same."""
     pack_dir = Path(pack_dir)
+    try:
+        key = (pack_dir, pack_dir.resolve(), _fingerprint(pack_dir))  # as named too: a pack keeps its root
+    except OSError:  # unreadable: the full load says which file and why
+        return _load_pack(pack_dir)
+    pack = _LOADED.get(key)
+    if pack is None:
+        pack = _load_pack(pack_dir)
+        for old in [k for k in _LOADED if k[:2] == key[:2]] + list(_LOADED)[:max(0, len(_LOADED) - _KEEP + 1)]:
+            _LOADED.pop(old, None)
+        _LOADED[key] = pack
+    return pack
+
+
+def _load_pack(pack_dir: Path) -> Pack:
     name = pack_dir.name
     problems: list[str] = []
 

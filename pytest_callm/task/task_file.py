@@ -5,6 +5,7 @@ Every problem is reported as `<file>: <JSON path>: <what is wrong>` so a bad tas
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -112,19 +113,32 @@ def _json_path(parts) -> str:
     return out
 
 
+# Digests of the task texts this process has found valid. One run reads each task file several times
+# (collection, the attempt, its task page, the report), and the schema check was nine tenths of a read:
+# a text checked once is not checked again. A changed file is a new text, so it is checked; a failure is
+# never remembered, so it is reported every time.
+_VALID_TEXTS: set[bytes] = set()
+
+
 def read_task_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = Path(path).read_bytes()
+        data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as e:
         raise TaskError(path, [f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise TaskError(path, [f"cannot be read: {e}"]) from None
     except RecursionError:
         raise TaskError(path, ["nested too deeply to read (a task file is a few levels deep)"]) from None
+    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    if digest in _VALID_TEXTS:
+        return data
     try:
-        return validate_task_data(path, data)
+        data = validate_task_data(path, data)
     except RecursionError:
         raise TaskError(path, ["nested too deeply to check (a task file is a few levels deep)"]) from None
+    _VALID_TEXTS.add(digest)
+    return data
 
 
 def validate_task_data(where: Path, data: Any) -> dict[str, Any]:
