@@ -97,6 +97,21 @@ def test_unchanged_copy_of_example_pack_loads(pack_dir):
 
 # --- one break each ----------------------------------------------------------------------------
 
+def test_a_pack_is_loaded_again_only_when_a_file_changed_and_a_broken_one_fails_every_time(pack_dir):
+    """One process keeps a loaded pack while its files stay the same (the tests load the same packs
+    thousands of times); a changed file, a prompt included, gives a fresh load, and a pack with
+    problems is reported at every load, never kept."""
+    first = load_pack(pack_dir)
+    assert load_pack(pack_dir) is first
+    prompt = next((pack_dir / "prompts").glob("*.md"))
+    prompt.write_text(prompt.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    again = load_pack(pack_dir)
+    assert again is not first and any("One more line." in a.prompt for a in again.agents.values())
+    prompt.write_text("", encoding="utf-8")
+    for _ in range(2):
+        broken(pack_dir)
+
+
 def test_missing_prompt_file_is_reported(pack_dir):
     (pack_dir / "prompts" / "records.md").unlink()
     err = broken(pack_dir)

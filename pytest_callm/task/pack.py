@@ -14,6 +14,7 @@ import math
 import json
 import re
 import sqlite3
+import threading
 import tomllib
 import unicodedata
 from collections.abc import Iterable
@@ -395,6 +396,7 @@ def _parse_clock(raw: Any, problems: list[str]) -> dt.datetime:
 # a tenth of its CPU. A pack whose files changed is read again; a pack with problems is never kept, so
 # its error is reported every time.
 _LOADED: dict[tuple[Path, Path, bytes], Pack] = {}
+_LOADED_LOCK = threading.Lock()
 _KEEP = 16  # folders; a test run makes many packs of its own, each loaded a few times
 
 
@@ -421,9 +423,10 @@ def load_pack(pack_dir: Path) -> Pack:
     pack = _LOADED.get(key)
     if pack is None:
         pack = _load_pack(pack_dir)
-        for old in [k for k in _LOADED if k[:2] == key[:2]] + list(_LOADED)[:max(0, len(_LOADED) - _KEEP + 1)]:
-            _LOADED.pop(old, None)
-        _LOADED[key] = pack
+        with _LOADED_LOCK:  # a run's threads may load packs at once
+            for old in [k for k in _LOADED if k[:2] == key[:2]] + list(_LOADED)[:max(0, len(_LOADED) - _KEEP + 1)]:
+                _LOADED.pop(old, None)
+            _LOADED[key] = pack
     return pack
 
 
