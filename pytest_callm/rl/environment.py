@@ -358,7 +358,15 @@ async def play_policy(env: CallEnvironment, task_name: str, policy, seed: int = 
 
 
 def gather_on(env: CallEnvironment, coros) -> list[Any]:
-    """Run coroutines concurrently on the environment's loop; their results in order."""
+    """Run coroutines concurrently on the environment's loop, at most as many at once as it has tool
+    server connections; their results in order. Started all at once, hundreds of episodes queued for
+    a connection inside the tool client, where the wait counted against each request's 30 s bound:
+    on a slow machine, episodes at the back ended unplayed (a timeout creating their call)."""
     async def together():
-        return await asyncio.gather(*coros)
+        turn = asyncio.Semaphore(max(1, env.runtime.concurrency))
+
+        async def in_turn(coro):
+            async with turn:
+                return await coro
+        return await asyncio.gather(*(in_turn(c) for c in coros))
     return env.run(together())
