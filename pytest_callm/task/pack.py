@@ -424,8 +424,10 @@ def load_pack(pack_dir: Path) -> Pack:
     if pack is None:
         pack = _load_pack(pack_dir)
         with _LOADED_LOCK:  # a run's threads may load packs at once
-            for old in [k for k in _LOADED if k[:2] == key[:2]] + list(_LOADED)[:max(0, len(_LOADED) - _KEEP + 1)]:
-                _LOADED.pop(old, None)
+            for older in [k for k in _LOADED if k[:2] == key[:2]]:  # this folder's earlier contents
+                del _LOADED[older]
+            while len(_LOADED) >= _KEEP:  # the oldest folder first
+                del _LOADED[next(iter(_LOADED))]
             _LOADED[key] = pack
     return pack
 
