@@ -41,6 +41,7 @@ import os
 import sys
 from pathlib import Path
 
+from pytest_callm import gc_pace
 from pytest_callm.task.pack import PackError, PackRegistry, default_industries
 from pytest_callm.task.task_file import TaskError
 from pytest_callm.toolserver.calldb import MAX_LIVE_CALLS
@@ -49,6 +50,7 @@ from pytest_callm.toolserver.calldb import MAX_LIVE_CALLS
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    gc_pace.pace()
     if argv[:1] == ["fit-line-profile"]:  # subcommands with their own parser and help
         from pytest_callm.phone.error_profile import fit_profile_main
 

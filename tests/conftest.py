@@ -15,6 +15,7 @@ import httpx
 import httpx2  # noqa: F401
 import pytest
 
+from pytest_callm import gc_pace
 from pytest_callm.task.pack import load_pack
 from pytest_callm.task.task_file import build_task, read_task_json
 from pytest_callm.toolserver.server import ToolServer
@@ -31,6 +32,9 @@ REPO = Path(__file__).resolve().parent.parent
 # 10 MB index (`phone/sounds.py`), about a second of CPU each. The runs share the user's cache, as a
 # user's runs do; tests of the cache itself point XDG_CACHE_HOME elsewhere.
 os.environ.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
+# The workers play thousands of calls in their own process and keep large module fixtures (an
+# environment of every task): the collector at a run's pace, as in the runs they start.
+gc_pace.pace()
 
 
 # Tests marked slow take minutes: the wheel built and installed from a package index (test_wheel.py), a

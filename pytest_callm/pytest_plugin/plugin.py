@@ -29,6 +29,7 @@ from pytest_callm.pytest_plugin.play_ahead import DeepQueueScheduler, PlayAhead
 from pytest_callm.pytest_plugin.settings import Settings, workers
 from pytest_callm.pytest_plugin.settings import pytest_addoption  # noqa: F401  (pytest finds the hook here)
 from pytest_callm.pytest_plugin.terminal_summary import write_summary
+from pytest_callm import gc_pace
 from pytest_callm.pytest_plugin import fixtures
 from pytest_callm.pytest_plugin.fixtures import (  # noqa: F401  (pytest finds the fixtures here)
     callm_call_db, callm_caller, callm_line, callm_model, callm_play, callm_runtime, callm_task, callm_tool_server)
@@ -254,6 +255,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     state = CallmState(config)
     config.pluginmanager.register(state, STATE_PLUGIN)
+    if state.settings.model:
+        gc_pace.pace()  # a benchmark run: the collector at the pace of a run (gc_pace.py)
     state.stopper.install()  # SIGTERM stops the run as Ctrl-C does (stopping.py)
     config.pluginmanager.register(JUnitSuiteProperties(state), "callm-junit-suite")
     config.pluginmanager.register(KeepLastRuns(state), "callm-keep-runs")

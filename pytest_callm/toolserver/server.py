@@ -53,6 +53,7 @@ from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa:
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack, PackCodeExited
 from pytest_callm.front_desk import TOKENS_TABLE
+from pytest_callm import gc_pace
 from pytest_callm.toolkit import SESSION_TABLE, Session, ToolContext, ToolError, envelope
 
 SORRY = "Sorry, something went wrong on my side with that request."
@@ -453,6 +454,7 @@ def announce_ready(url: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    gc_pace.pace()
     args = server_arguments("pytest-callm tool server (started by the plugin)").parse_args(argv)
     serve(args.pack, args.port, announce=announce_ready, data_dir=args.data_dir, max_live_calls=args.max_live_calls,
           token=os.environ.get(TOKEN_ENV) or None, tool_time_bound_s=args.tool_time_bound_s)
