@@ -27,7 +27,8 @@ from pytest_callm.task.pack import Pack
 from pytest_callm.toolserver.calldb import CallStore, Records
 from pytest_callm.toolserver.client import ToolServerError
 from pytest_callm.toolserver.lanes import TOOL_TIME_BOUND_S, Lanes, LaneTimedOut
-from pytest_callm.toolserver.server import DATA_DIR_PREFIX, run_tool
+from pytest_callm.toolserver.scratch import DATA_DIR_PREFIX
+from pytest_callm.toolserver.tool_runner import run_tool
 from pytest_callm.toolkit import envelope
 
 T = TypeVar("T")
