@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from pytest_callm.normalize import STREET_ABBREVIATIONS, fold_accents
@@ -111,6 +112,7 @@ def _clock(m: re.Match) -> tuple[int, int, bool] | None:
     return hour % 12 + (12 if pm else 0), minute, True
 
 
+@lru_cache(maxsize=8192)  # the same texts come again and again: a pack's prompts and results, read per rule
 def as_digits(text: str) -> str:
     """The text with every number written in digits ("forty thousand" -> "40000"): money with its
     unit ("$40000"), a time as a clock ("six p.m." -> "6:00 p.m."), and an hour said alone before
