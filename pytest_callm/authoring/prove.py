@@ -52,7 +52,6 @@ from pytest_callm.scoring.verify import ALL_GATES as GATES, Verdict, verify
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import ExpectedCall, Task, load_task
 
-IN_FLIGHT = 8  # replays at once: the engine and the tool server each keep a core busy
 
 
 def trap_replays(task: Task, pack: Pack) -> list[Replay]:
