@@ -10,8 +10,6 @@ Wall time on a shared machine says more about the neighbours than about the test
 cost here is CPU time: its process's (the worker's threads, the tool servers in them) plus that of
 the child processes it waited for (the pytest runs and servers it started), setup and teardown
 included, so a module's session and module fixtures are charged to the test that first needed them.
-A tool server forked by the process's forker (toolserver/forker.py) is counted when it ends, as a
-child is; the forker's own start, about 0.65 s, only at the end of the run.
 Runs with `-n 0`, one process, so that every second is counted once. Prints the modules by cost,
 their share of the whole, and the costliest tests; `--out` keeps the figures for `--compare`.
 
@@ -39,12 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cpu_seconds() -> float:
-    """This process's CPU and its ended children's, the tool servers its forker forked included."""
-    from pytest_callm.toolserver.forker import Forker
-
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + Forker.ended_cpu_s
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class CostRecorder:

@@ -71,16 +71,6 @@ def test_a_forked_server_that_dies_before_it_serves_is_named_with_its_exit_code_
     assert "broken" in capfd.readouterr().err  # its error went where this process's stderr is
 
 
-def test_a_forked_servers_cpu_is_counted_when_it_ends(forked):
-    """It is the forker's child, not ours: its time comes back with its exit code (benchmarks/suite_costs.py adds it)."""
-    before = Forker.ended_cpu_s
-    server = ToolServer({"legal": load_pack(LEGAL)}).start()
-    assert isinstance(server._proc, ForkedServer)
-    assert httpx.get(server.url + "/health").status_code == 200
-    server.stop()  # waits for its exit, told with its time
-    assert Forker.ended_cpu_s > before
-
-
 def test_a_killed_forker_is_replaced_and_its_servers_still_stop(forked):
     packs = {"legal": load_pack(LEGAL)}
     before = ToolServer(packs).start()

@@ -79,10 +79,6 @@ class Forker:
 
     _current: "Forker | None" = None
     _lock = threading.Lock()
-    # CPU seconds of this process's forked servers that have ended: they are the forker's children, not
-    # ours, so the usual count of a process's children's time (RUSAGE_CHILDREN) has them only once the
-    # forker itself is reaped, at the end (benchmarks/suite_costs.py adds this).
-    ended_cpu_s = 0.0
 
     @classmethod
     def shared(cls, preload: str) -> "Forker | None":
@@ -142,7 +138,6 @@ class Forker:
                     self._pids[message["request"]] = message["pid"]
                 else:
                     self._codes[message["pid"]] = message["code"]
-                    Forker.ended_cpu_s += message["cpu_s"]
                 self._changed.notify_all()
 
     def spawn(self, entry: str, args: list[str], env: dict[str, str], timeout: float = 60.0) -> ForkedServer:
@@ -221,16 +216,15 @@ def _send(sock: socket.socket, message: dict[str, Any]) -> None:
 
 
 def _reap(sock: socket.socket, children: set[int]) -> None:
-    """Each server that ended: its exit code, and the CPU it used (a child's, which only its parent can read)."""
     while children:
         try:
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
         children.discard(pid)
-        _send(sock, {"pid": pid, "code": os.waitstatus_to_exitcode(status), "cpu_s": usage.ru_utime + usage.ru_stime})
+        _send(sock, {"pid": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
 def _become_server(request: dict[str, Any], fds: list[int], close: list[int]) -> None:
