@@ -1,8 +1,7 @@
 """Starting and stopping a tool server (server.py) in a child process of its own.
 
 Apart from server.py so that the process starting one never imports FastAPI and uvicorn: only the
-child needs them, and the parent imports the model client and the line's dictionary meanwhile. A
-process's second and later servers are forked from one that has imported them (forker.py).
+child needs them, and the parent imports the model client and the line's dictionary meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from pytest_callm.toolserver.calldb import TOKEN_ENV
 from pytest_callm.toolserver.client import ToolServerError
-from pytest_callm.toolserver.forker import Forker, ForkedServer
 
 if TYPE_CHECKING:
     from pytest_callm.task.pack import Pack
@@ -36,27 +34,6 @@ def _load_note() -> str:
     except (AttributeError, OSError):
         return ""
     return f", with the machine busy (load {load:.1f} on {cores} cores)" if load > cores else ""
-
-
-_started = 0  # tool servers this process has started
-_started_lock = threading.Lock()
-
-
-def _launch(cmd: list[str], env: dict[str, str]):
-    """The server's process: from the second one in this process on, forked from a process that has
-    imported the server already (forker.py: about 0.65 s of CPU less each); else, or if that cannot
-    be, a child started as usual."""
-    global _started
-    with _started_lock:
-        _started += 1
-        again = _started > 1
-    forker = Forker.shared(ToolServer.ENTRY) if again else None
-    if forker is not None and forker.suits(env):
-        try:
-            return forker.spawn(cmd[2], cmd[3:], env)
-        except OSError:
-            pass  # the forker is gone: this server, and the next, start the usual way
-    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
 
 class ToolServer:
@@ -82,7 +59,7 @@ class ToolServer:
         self.port = port
         self.data_dir = data_dir  # None: a scratch folder, removed when the server stops
         self.url = ""
-        self._proc: subprocess.Popen | ForkedServer | None = None
+        self._proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = START_TIMEOUT_S) -> "ToolServer":
         """Start the child and wait until it announces its URL.
@@ -100,7 +77,7 @@ class ToolServer:
         env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
         if self.token is not None:
             env[TOKEN_ENV] = self.token
-        self._proc = proc = _launch(cmd, env)
+        self._proc = proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         ready: list[str] = []
         reader = threading.Thread(target=lambda: ready.append(proc.stdout.readline()), daemon=True)
         reader.start()
