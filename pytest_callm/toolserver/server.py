@@ -49,7 +49,7 @@ from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_
                                             CallStore, TooManyCalls, valid_call_id, valid_records)
 from pytest_callm.toolserver.scratch import DATA_DIR_PREFIX, OWNER_FILE, ScratchDir, sweep_leftovers  # noqa: F401
 from pytest_callm.toolserver.lanes import TOOL_TIME_BOUND_S, Lanes, LaneTimedOut
-from pytest_callm.toolserver.tool_runner import SORRY, run_tool  # noqa: F401  (importable from here too)
+from pytest_callm.toolserver.tool_runner import SORRY, run_tool
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
 from pytest_callm.task.pack import Pack
