@@ -33,6 +33,7 @@ from pytest_callm.scoring.verify import IDENTITY_KINDS, Verdict
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.task.task_file import Task, load_task
 
+from conftest import shared_tool_server
 from openai_server import AGENT_ASKS_AGAIN, AnswerKeyAgent, ScriptedServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,7 +85,7 @@ class Auditor:
         self._caller: LinesCaller | None = None
         config = ModelConfig(name="audited-agent", model="scripted", base_url=self.server.base_url, api_key_env=None)
         every = {name: self.packs.get(name) for name in self.packs.names()}
-        self.runtime = Runtime("audited-agent", every, model_config=config, line="clean",
+        self.runtime = Runtime("audited-agent", every, shared_tool_server().url, model_config=config, line="clean",
                                caller_factory=lambda task, pack, attempt: self._caller)
 
     def play(self, case: Case) -> tuple[Task, Trajectory, Verdict]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import re
@@ -158,7 +159,12 @@ class PackCall:
 
 @contextmanager
 def pack_server(pack_dir: Path):
-    """A real tool server for one industry pack on loopback, and an HTTP client of it."""
+    """A real tool server for one industry pack on loopback, and an HTTP client of it: the process's
+    shared server for a pack it serves, else one of the pack's own."""
+    if pack_dir.resolve() in {EXAMPLE_PACK, *(REPO / "industries").iterdir()}:
+        with httpx.Client(base_url=shared_tool_server().url, timeout=10) as http:
+            yield http
+        return
     pack = load_pack(pack_dir)
     with ToolServer({pack.name: pack}) as server:
         with httpx.Client(base_url=server.url, timeout=10) as http:
@@ -170,11 +176,24 @@ def vet_pack():
     return load_pack(EXAMPLE_PACK)
 
 
+_SHARED: list[ToolServer] = []
+
+
+def shared_tool_server() -> ToolServer:
+    """This process's real tool server on loopback, for the example pack and the shipped ones, started
+    on first need and stopped as the process ends (each xdist worker has its own). The tests that
+    play on unchanged packs share it: a server of their own cost each module about 1.2 s of CPU."""
+    if not _SHARED:
+        dirs = [EXAMPLE_PACK, *(d for d in sorted((REPO / "industries").iterdir()) if (d / "pack.json").is_file())]
+        _SHARED.append(ToolServer({p.name: p for p in map(load_pack, dirs)}).start())
+        atexit.register(_SHARED[0].stop)
+    return _SHARED[0]
+
+
 @pytest.fixture(scope="session")
-def tool_server(vet_pack):
-    """A real tool server for the example pack, on loopback, for the whole test session."""
-    with ToolServer({vet_pack.name: vet_pack}) as server:
-        yield server
+def tool_server():
+    """The process's shared tool server (`shared_tool_server`)."""
+    return shared_tool_server()
 
 
 @pytest.fixture

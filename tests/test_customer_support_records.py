@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from conftest import REPO, PackCall, pack_server
+from conftest import REPO, PackCall, pack_server, shared_tool_server
 from pytest_callm.authoring.house_rules import Key, load_house_rules
 from pytest_callm.authoring.replay import edited_replay, play_all
 from pytest_callm.runs.runtime import Runtime
@@ -106,7 +106,7 @@ def test_a_retry_on_a_locked_account_is_a_row_of_its_own(call):
 def proof():
     packs = PackRegistry([REPO / "industries"])
     pack = packs.get("customer_support")
-    runtime = Runtime("oracle", packs.loaded())
+    runtime = Runtime("oracle", packs.loaded(), shared_tool_server().url)
     yield packs, pack, runtime
     runtime.close()
 

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, shared_tool_server
 from openai_server import AnswerKeyAgent, ScriptCaller, openai_server, openai_server_session  # noqa: F401
 from pytest_callm.phone.line import make_line
 from pytest_callm.model.config import ModelConfig
@@ -48,7 +48,8 @@ def test_a_full_call_through_caller_line_client_engine_and_tool_server(both_side
     agent = ModelConfig(name="agent", model="agent-model", base_url=both_sides.base_url, api_key_env=None)
     caller = ModelConfig(name="caller", model="caller-model", base_url=both_sides.base_url, api_key_env=None)
     attempt = attempt_with_recognizer_errors()
-    runtime = Runtime("agent", packs.loaded(), model_config=agent, caller_config=caller, line="default")
+    runtime = Runtime("agent", packs.loaded(), shared_tool_server().url, model_config=agent, caller_config=caller,
+                      line="default")
     try:
         trajectory, verdict = runtime.run_attempt(task, pack, attempt)
     finally:
@@ -130,7 +131,7 @@ def test_the_caller_models_retries_are_recorded_in_the_trajectory(both_sides):
     _, task, pack = load_task(TASK_FILE, packs)
     agent = ModelConfig(name="agent", model="agent-model", base_url=both_sides.base_url, api_key_env=None)
     caller = ModelConfig(name="caller", model="caller-model", base_url=both_sides.base_url, api_key_env=None)
-    runtime = Runtime("agent", packs.loaded(), model_config=agent, caller_config=caller, line="clean",
+    runtime = Runtime("agent", packs.loaded(), shared_tool_server().url, model_config=agent, caller_config=caller, line="clean",
                       retry=RetryPolicy(backoff_s=0.01))
     try:
         trajectory, verdict = runtime.run_attempt(task, pack, 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, shared_tool_server
 from pytest_callm.authoring.replay import Outcome, edited_replay, play_all
 from pytest_callm.authoring.house_rules import drop, insert, set_
 from pytest_callm.runs.runtime import Runtime
@@ -23,7 +23,7 @@ from pytest_callm.task.task_file import load_task
 def legal():
     packs = PackRegistry([REPO / "industries"])
     packs.get("legal")
-    runtime = Runtime("oracle", packs.loaded())
+    runtime = Runtime("oracle", packs.loaded(), shared_tool_server().url)
     try:
         yield packs, runtime
     finally:

@@ -231,24 +231,28 @@ def test_packs_can_live_in_extra_folders(project):
     assert len([line for line in result.outlines if "::" in line]) == 40
 
 
-def test_a_running_tool_server_can_be_shared(project, tmp_path):
+def test_a_running_tool_server_can_be_shared_and_is_refused_if_its_pack_differs(project, tmp_path):
     from pytest_callm.task.pack import load_pack
     from pytest_callm.toolserver.server import ToolServer
 
-    # The shared server's copy of the pack has slot S-101 taken, so C2-E2 can only fail if the
-    # run really uses that server and not one of its own.
+    # The run really plays on the named server: the call databases it keeps are in its data folder.
+    pack = load_pack(project.path / "industries" / "vet_clinic")
+    with ToolServer({pack.name: pack}, data_dir=tmp_path / "kept") as server:
+        project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1 or C2-E2").assert_outcomes(passed=10)
+    assert len(list((tmp_path / "kept" / "vet_clinic").glob("C2-E*.sqlite"))) == 10
+
+    # A server whose copy of the pack differs in one seed row (slot S-101 taken) would fail C2-E2 for
+    # a reason that is not the model's: the run is refused in one line, and nothing is played.
     served = tmp_path / "served" / "vet_clinic"
     shutil.copytree(project.path / "industries" / "vet_clinic", served)
     seed = served / "db" / "seed.sql"
     seed.write_text(seed.read_text().replace("'Dr. Patel',  1),\n    ('S-102'", "'Dr. Patel',  0),\n    ('S-102'"))
-    pack = load_pack(served)
-    with ToolServer({pack.name: pack}) as server:
-        shared = project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1 or C2-E2")
-    shared.assert_outcomes(failed=10)
-    out = shared.stdout.str()
-    assert "book_appointment (exp_tool_calls[3]) returned 'slot_unavailable'" in out
-    assert "slots: row id='S-101' differs: available: expected 1, got 0" in out  # C2-E1 writes nothing
-    project.runpytest(ORACLE, "-k", "C2-E1 or C2-E2").assert_outcomes(passed=10)
+    with ToolServer({"vet_clinic": load_pack(served)}) as server:
+        refused = project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1 or C2-E2")
+    assert refused.ret == pytest.ExitCode.INTERRUPTED
+    assert not refused.parseoutcomes().get("passed") and not refused.parseoutcomes().get("failed")
+    assert f"--callm-tool-server: the tool server at {server.url} serves a 'vet_clinic' pack whose files differ " \
+           "from this run's" in refused.stdout.str()
 
 
 def test_a_shared_tool_server_with_a_token_serves_the_runs_that_hold_it(project, monkeypatch):

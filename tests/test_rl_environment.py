@@ -18,7 +18,7 @@ from pytest_callm.runs.runtime import Participants, Runtime
 from pytest_callm.scoring.verdict import score
 from pytest_callm.scoring.verify import check_tools
 
-from conftest import REPO
+from conftest import REPO, shared_tool_server
 
 HANDOFF_TASK = "legal/C4-H3"
 
@@ -111,7 +111,7 @@ def test_the_reward_is_the_benchmarks_verdict_on_the_saved_episode(env, tmp_path
 def test_an_episode_and_a_benchmark_call_with_the_same_replies_are_the_same_data(env):
     task, pack = env.task(HANDOFF_TASK)
     episode = gather_on(env, [play_policy(env, HANDOFF_TASK, OracleModel(task, pack), seed=2)])[0]
-    runtime = Runtime("oracle", {pack.name: pack})
+    runtime = Runtime("oracle", {pack.name: pack}, shared_tool_server().url)
     try:
         model = OracleModel(task, pack)
         played = runtime.play(task, pack, 2, Participants(model, ScriptCaller(task, pack, 2),

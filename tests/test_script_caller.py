@@ -16,7 +16,7 @@ from pytest_callm.rl.environment import CallEnvironment
 from pytest_callm.task.pack import PackRegistry
 from pytest_callm.task.task_file import load_task
 
-from conftest import REPO
+from conftest import REPO, shared_tool_server
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from asking_policy import play_all  # noqa: E402
@@ -174,7 +174,7 @@ def test_the_oracle_plays_its_key_against_the_offline_caller():
     from pytest_callm.runs.runtime import Runtime
 
     task, pack = task_and_pack("legal/C4-H2")
-    runtime = Runtime("oracle", {pack.name: pack})
+    runtime = Runtime("oracle", {pack.name: pack}, shared_tool_server().url)
     try:
         trajectory, verdict = runtime.run_attempt(task, pack, 2)
     finally:

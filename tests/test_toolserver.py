@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from pytest_callm.toolserver.calldb import CallStore, snapshot
+from pytest_callm.task.digest import pack_hash
 from pytest_callm.task.pack import load_pack
 from pytest_callm.toolkit import SESSION_TABLE
 from pytest_callm.toolserver.client import ToolClient, ToolServerError
@@ -152,10 +153,15 @@ def quirky_http(quirky_server):
 
 # --- health ------------------------------------------------------------------------------------
 
-def test_health_lists_the_served_packs(http):
+SERVED = ["customer_support", "healthcare", "legal", PACK]  # the session's server: the example and shipped packs
+
+
+def test_health_lists_the_served_packs_with_their_content_hashes(http, vet_pack):
     r = http.get("/health")
     assert r.status_code == 200
-    assert r.json() == {"status": "ok", "packs": [PACK]}
+    body = r.json()
+    assert body["status"] == "ok" and body["packs"] == SERVED and sorted(body["pack_digests"]) == SERVED
+    assert body["pack_digests"][PACK] == pack_hash(vet_pack)  # what a run's manifest records of the pack
 
 
 # --- 1. isolation under load -------------------------------------------------------------------
@@ -536,7 +542,7 @@ def test_unknown_pack_is_404_on_tool_route(http):
     assert r.status_code == 404
     body = r.json()
     assert body["error_code"] == "unknown_pack"
-    assert body["data"] == {"packs": [PACK]}
+    assert body["data"] == {"packs": SERVED}
 
 
 def test_unknown_pack_is_404_on_state_route(http):
@@ -555,6 +561,25 @@ def test_tool_client_raises_for_unknown_tool(tool_server):
 
     with pytest.raises(ToolServerError, match="404"):
         asyncio.run(main())
+
+
+def test_a_runtime_on_a_named_server_is_refused_unless_it_serves_the_runs_very_packs(tool_server, vet_pack, tmp_path):
+    """A run that names a running server (--callm-tool-server) would be scored against whatever packs
+    that server loaded: it goes on only if each of its packs is served from the same files."""
+    from pytest_callm.runs.runtime import Runtime
+    from pytest_callm.toolserver.client import ToolServerMismatch
+
+    Runtime("oracle", {PACK: vet_pack}, tool_server.url).close()
+    changed = tmp_path / "changed" / PACK
+    shutil.copytree(vet_pack.root, changed)
+    seed = changed / "db" / "seed.sql"
+    seed.write_text(seed.read_text() + "\n-- one line more: other files, whatever they change\n")
+    with pytest.raises(ToolServerMismatch, match=f"serves a '{PACK}' pack whose files differ from this run's"):
+        Runtime("oracle", {PACK: load_pack(changed)}, tool_server.url)
+    other = tmp_path / "dental_office"
+    shutil.copytree(vet_pack.root, other)
+    with pytest.raises(ToolServerMismatch, match="does not serve the 'dental_office' pack this run plays"):
+        Runtime("oracle", {"dental_office": load_pack(other)}, tool_server.url)
 
 
 # --- 5. gating state lives in the call database ------------------------------------------------

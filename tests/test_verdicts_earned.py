@@ -19,7 +19,7 @@ from pytest_callm.scoring.verify import GATES
 from pytest_callm.task.pack import PackRegistry
 from pytest_callm.task.task_file import load_task
 
-from conftest import REPO
+from conftest import REPO, shared_tool_server
 
 pytestmark = pytest.mark.xdist_group("verdicts_earned")  # its module fixture plays runs once, on one worker
 
@@ -43,7 +43,7 @@ def packs():
 def runtime(openai_server_session, packs):
     config = ModelConfig(name="follower", model="scripted", base_url=openai_server_session.base_url,
                          api_key_env=None)
-    rt = Runtime("follower", packs.loaded(), model_config=config,
+    rt = Runtime("follower", packs.loaded(), shared_tool_server().url, model_config=config,
                  caller_factory=lambda task, pack, attempt: QuietCaller())
     yield rt
     rt.close()

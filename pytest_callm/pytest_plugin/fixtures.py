@@ -16,6 +16,7 @@ attempt whose call was played ahead (`--callm-concurrency`, only when none of th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import pytest
 
@@ -26,6 +27,7 @@ from pytest_callm.phone.line import Line
 from pytest_callm.runs.attempts import AttemptRunner, Played
 from pytest_callm.runs.runtime import Participants, make_call_id
 from pytest_callm.saved.rundir import RunDirWriteError
+from pytest_callm.toolserver.client import ToolServerMismatch
 from pytest_callm.pytest_plugin.collect import TaskAttempt, callm_state
 from pytest_callm.pytest_plugin.live_calls import live_calls
 from pytest_callm.pytest_plugin.python_tasks import PythonTask, python_task_attempt
@@ -109,6 +111,8 @@ def callm_play(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm_ru
             # this one message, and leave this attempt unplayed rather than failed.
             request.session.shouldstop = redact.text(f"callm stopped the run: {e}")
             pytest.skip("not played: the model server refused the run or died (see the message at the end)")
+        except ToolServerMismatch as e:  # so would every attempt played against another server's packs
+            stop_for_tool_server(request, e)
         except RunDirWriteError as e:
             # The run folder takes no more: every later attempt would be lost the same way. What was
             # saved is intact; the run stops with one line saying so, and a resume plays the rest.
@@ -123,10 +127,20 @@ def callm_play(request: pytest.FixtureRequest, callm_task: TaskAttempt, callm_ru
 
 
 @pytest.fixture(scope="session")
-def callm_tool_server(callm_runtime: AttemptRunner):
+def callm_tool_server(request: pytest.FixtureRequest, callm_runtime: AttemptRunner):
     """Per process: the client of the tool server (started here on 127.0.0.1, or the one named by
     --callm-tool-server). Requested only by attempts that are played."""
-    return callm_runtime.started().tools
+    try:
+        return callm_runtime.started().tools
+    except ToolServerMismatch as e:
+        stop_for_tool_server(request, e)
+
+
+def stop_for_tool_server(request: pytest.FixtureRequest, e: ToolServerMismatch) -> NoReturn:
+    """The server named by --callm-tool-server serves other packs than the run's: every attempt would
+    be scored against them. The run stops with this one message; no attempt is played or counted."""
+    request.session.shouldstop = f"callm stopped the run: --callm-tool-server: {e}"
+    pytest.skip("not played: the named tool server does not serve this run's packs (see the message at the end)")
 
 
 def will_play(item: pytest.Item, runner: AttemptRunner) -> bool:

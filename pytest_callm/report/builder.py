@@ -20,7 +20,8 @@ from pytest_callm.report.redaction import redact, secret_variables
 from pytest_callm.report.sources import Packs, ReportError, load_task_file, pack_folders, read_json
 from pytest_callm.report.views import (GATE_TITLES, GATES, database_view, failing_sentence, tool_rows,
                                        transcript_view, usage_view)
-from pytest_callm.saved.rundir import RunDir, pack_hash
+from pytest_callm.saved.rundir import RunDir
+from pytest_callm.task.digest import pack_hash
 from pytest_callm.task.pack import Pack
 
 

@@ -50,7 +50,7 @@ from pytest_callm.model.config import ORACLE, POLICY, ModelConfig
 from pytest_callm.call.oracle import AnswerKeyError, OracleModel, ScriptedCaller
 from pytest_callm.task.pack import Pack
 from pytest_callm.task.task_file import Task
-from pytest_callm.toolserver.client import ToolClient, ToolServerError, remember_token
+from pytest_callm.toolserver.client import ToolClient, ToolServerError, remember_token, require_packs
 from pytest_callm.toolserver.process import ToolServer  # no FastAPI: that is the child's
 from pytest_callm.toolserver.calldb import TOKEN_ENV, scrub
 from pytest_callm.model import redact
@@ -184,7 +184,7 @@ class Runtime:
                 self.tools = InProcessTools(packs)
             else:
                 self.tool_server_url = tool_server_url or self._server.url
-                self.tools = self.run(self._connect())
+                self.tools = self.run(self._connect(None if self._server else packs))
         except BaseException:
             self.close()  # a runtime that could not start leaves no thread, server or connection behind
             raise
@@ -194,10 +194,18 @@ class Runtime:
         # ToolServer is imported at the top: this runs in a thread, and no thread imports.
         return ToolServer(packs, data_dir=keep_calls, token=token).start()
 
-    async def _connect(self) -> ToolClient:
+    async def _connect(self, check: dict[str, Pack] | None) -> ToolClient:
+        """A client of the tool server; one started by someone else (`check`: this run's packs) must
+        serve each of these packs from the same files, or the run would be scored against others."""
         remember_token(self.tool_server_url, self.tool_server_token)  # for clients of this process's own making
         client = ToolClient(self.tool_server_url, connections=max(self.concurrency, 2), token=self.tool_server_token)
-        await client.health()
+        try:
+            health = await client.health()
+            if check is not None:
+                require_packs(health, check, self.tool_server_url)
+        except BaseException:
+            await client.aclose()
+            raise
         return client
 
     def model_for(self, task: Task, pack: Pack) -> Model:

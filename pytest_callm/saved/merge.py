@@ -28,7 +28,8 @@ from typing import Any
 
 from pytest_callm.saved import files
 from pytest_callm.saved.reader import SHARD, RunReadError, read_run, require_shard
-from pytest_callm.saved.rundir import RunDir, digest_of_files, task_file_name, write_json
+from pytest_callm.saved.rundir import RunDir, task_file_name, write_json
+from pytest_callm.task.digest import digest_of_files
 
 SHARD_FILE = SHARD
 SHARD_FORMAT = "callm-shard/1"

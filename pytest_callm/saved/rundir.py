@@ -45,6 +45,7 @@ from pytest_callm.saved import files
 from pytest_callm.saved.seed_state import compress, rebuild_state
 from pytest_callm.saved.slim import fill, slim
 from pytest_callm.task.benchmark import benchmark_root
+from pytest_callm.task.digest import digest_of_contents, digest_of_files, pack_hash
 from pytest_callm.task.pack import Pack
 
 FORMAT = "callm-run/1"
@@ -52,8 +53,6 @@ FORMAT = "callm-run/1"
 TRAJECTORY_FORMAT = "callm-trajectory/3"
 READABLE_TRAJECTORY_FORMATS = ("callm-trajectory/1", "callm-trajectory/2", TRAJECTORY_FORMAT)  # /1: full final state
 REPORT_FORMAT = "callm-report/1"
-PACK_FILES = ("agent_blueprint.json", "tools.json", "pack.json", "tools.py", "db/schema.sql", "db/seed.sql",
-              "words.json", "rules.json")
 VERIFIER_MODULES = ("scoring/verify.py", "scoring/verdict.py", "scoring/heard.py", "scoring/free_text.py",
                     "scoring/words.py", "scoring/grounding.py", "scoring/disclosure.py", "scoring/vocabulary.py",
                     "scoring/attempts.py", "task/refusals.py", "task/words_spec.py", "task/terms.py",
@@ -108,19 +107,6 @@ def default_run_dir(root: Path, model: str | None) -> Path:
     return root / "callm-runs" / f"{stamp}-{safe}-{uuid.uuid4().hex[:4]}"
 
 
-def _digest(parts: list[tuple[str, bytes]]) -> str:
-    return digest_of_files([(name, hashlib.sha256(content).hexdigest()) for name, content in parts])
-
-
-def digest_of_files(parts: list[tuple[str, str]]) -> str:
-    """The content hash of a set of files from (name, sha256 hex of the content) pairs: what `_digest`
-    gives for the files themselves, so a merge can hash a task set it only knows by its files' digests."""
-    h = hashlib.sha256()
-    for name, sha in sorted(parts):
-        h.update(name.encode() + b"\0" + bytes.fromhex(sha))
-    return h.hexdigest()
-
-
 def task_file_name(path: Path, root: Path) -> str:
     """A task file's name in the task-set hash: relative to the rootdir when below it, else to the
     installed benchmark's folder (`tasks/legal/...`, as in a checkout: one task set, one hash)."""
@@ -133,17 +119,12 @@ def task_file_name(path: Path, root: Path) -> str:
 
 
 def task_set_hash(task_files: list[Path], root: Path) -> str:
-    return _digest([(task_file_name(path, root), path.read_bytes()) for path in task_files])
-
-
-def pack_hash(pack: Pack) -> str:
-    files = [*PACK_FILES, *(str(p.relative_to(pack.root)) for p in sorted((pack.root / "prompts").glob("*")))]
-    return _digest([(f, (pack.root / f).read_bytes()) for f in files if (pack.root / f).is_file()])
+    return digest_of_contents([(task_file_name(path, root), path.read_bytes()) for path in task_files])
 
 
 def verifier_hash() -> str:
     here = Path(__file__).resolve().parent.parent  # the package root
-    return _digest([(m, (here / m).read_bytes()) for m in VERIFIER_MODULES])
+    return digest_of_contents([(m, (here / m).read_bytes()) for m in VERIFIER_MODULES])
 
 
 def line_identity(spec: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import asyncio
 import uuid
 
+from pytest_callm.task.digest import pack_hash
 from pytest_callm.toolserver.calldb import (AGENT_HEADER, AUDIT_HEADER, CALL_ID_HEADER, CLIENT_KEEPALIVE_S,
                                             REQUEST_HEADER, TOKEN_HEADER)
 
@@ -23,6 +24,8 @@ SEND_TRIES = 3
 
 if TYPE_CHECKING:
     import aiohttp
+
+    from pytest_callm.task.pack import Pack
 
 
 _TOKENS: dict[str, str] = {}  # base URL -> token, of the servers this process started or was given
@@ -36,6 +39,11 @@ def remember_token(base_url: str, token: str | None) -> None:
 
 class ToolServerError(Exception):
     """The tool server could not answer: an infrastructure error, never a model failure."""
+
+
+class ToolServerMismatch(ToolServerError):
+    """A tool server named by its URL does not serve this run's packs as they are: a setup error,
+    the same for every attempt, so the run stops with it."""
 
 
 class ToolServerBusy(ToolServerError):
@@ -52,6 +60,22 @@ def check_tool_server(url: str, timeout: float = 5.0) -> dict[str, Any]:
             return json.loads(response.read())
     except (urllib.error.URLError, OSError, ValueError) as e:
         raise ToolServerError(f"the tool server at {url} is not reachable or not healthy: {e}") from None
+
+
+def require_packs(health: dict[str, Any], packs: dict[str, Pack], url: str) -> None:
+    """Refuse a tool server that does not serve each of `packs` from the same files (its /health
+    answer): a run scored against another pack of the same name would be scored wrong, silently."""
+    served = health.get("pack_digests") if isinstance(health, dict) else None
+    if not isinstance(served, dict):
+        raise ToolServerMismatch(f"the tool server at {url} does not say which pack files it serves "
+                              f"(started by another version of pytest-callm?)")
+    for name, pack in sorted(packs.items()):
+        if name not in served:
+            raise ToolServerMismatch(f"the tool server at {url} does not serve the {name!r} pack this run "
+                                  f"plays (it serves {', '.join(sorted(served)) or 'none'})")
+        if served[name] != pack_hash(pack):
+            raise ToolServerMismatch(f"the tool server at {url} serves a {name!r} pack whose files differ from "
+                                  f"this run's ({pack.root}): start it on the same pack")
 
 
 class ToolClient:

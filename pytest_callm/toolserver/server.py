@@ -3,7 +3,7 @@
 Routes, per pack:
     POST /packs/{pack}/tools/{name}   JSON arguments, call id in the X-Call-Id header
     GET  /packs/{pack}/state          that call's compared tables
-    GET  /health                      liveness and the packs served
+    GET  /health                      liveness, and the packs served with their content hashes
 
     POST /packs/{pack}/call           create the call's database (X-Call-Id), from the seed
     DELETE /packs/{pack}/call         remove it, once the call's final state has been read
@@ -52,6 +52,7 @@ from pytest_callm.toolserver.lanes import TOOL_TIME_BOUND_S, Lanes, LaneTimedOut
 from pytest_callm.toolserver.tool_runner import SORRY, run_tool
 from pytest_callm.toolserver.process import START_TIMEOUT_S, ToolServer  # noqa: F401  (importable from here too)
 from pytest_callm.model.output import MAX_ARGUMENT_CHARS, NOT_JSON, NOT_UTF8, clean_text, parse_arguments
+from pytest_callm.task.digest import pack_hash
 from pytest_callm.task.pack import Pack
 from pytest_callm import gc_pace
 from pytest_callm.toolkit import envelope
@@ -167,8 +168,12 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
                                         f"{CALL_ID_HEADER} must match [A-Za-z0-9_-]{{1,64}}"))
         return store, call_id
 
+    # Each pack's content hash: a run that names this server (--callm-tool-server) checks that it serves
+    # the very packs the run scores against, not others of the same names.
+    digests = {name: pack_hash(pack) for name, pack in sorted(packs.items())}
+
     async def health(request: Request) -> JSONResponse:
-        return _reply(200, {"status": "ok", "packs": sorted(stores)})
+        return _reply(200, {"status": "ok", "packs": sorted(stores), "pack_digests": digests})
 
     async def call_tool(request: Request) -> JSONResponse:
         located = locate(request)
