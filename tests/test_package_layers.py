@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_callm"
 # Along the data's way: task -> call -> trajectory -> verdict -> report, the pytest layer and the
 # `callm` command on top. A folder may import only from folders before it (and from itself).
-LAYERS = ["gc_pace", "normalize", "toolkit", "front_desk", "task", "model", "phone", "toolserver", "call", "scoring", "saved", "runs", "report",
+LAYERS = ["gc_pace", "user_cache", "normalize", "toolkit", "front_desk", "task", "model", "phone", "toolserver", "call", "scoring", "saved", "runs", "report",
           "session", "authoring", "rl", "standin",
           "cli", "pytest_plugin"]
 PYTEST_LAYER = "pytest_plugin"

