@@ -68,14 +68,14 @@ def require_packs(health: dict[str, Any], packs: dict[str, Pack], url: str) -> N
     served = health.get("pack_digests") if isinstance(health, dict) else None
     if not isinstance(served, dict):
         raise ToolServerMismatch(f"the tool server at {url} does not say which pack files it serves "
-                              f"(started by another version of pytest-callm?)")
+                                 f"(started by another version of pytest-callm?)")
     for name, pack in sorted(packs.items()):
         if name not in served:
             raise ToolServerMismatch(f"the tool server at {url} does not serve the {name!r} pack this run "
-                                  f"plays (it serves {', '.join(sorted(served)) or 'none'})")
+                                     f"plays (it serves {', '.join(sorted(served)) or 'none'})")
         if served[name] != pack_hash(pack):
             raise ToolServerMismatch(f"the tool server at {url} serves a {name!r} pack whose files differ from "
-                                  f"this run's ({pack.root}): start it on the same pack")
+                                     f"this run's ({pack.root}): start it on the same pack")
 
 
 class ToolClient:
