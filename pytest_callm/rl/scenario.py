@@ -60,8 +60,13 @@ class Views:
 
 
 def jaccard(a: Counter, b: Counter) -> float:
-    union = sum((a | b).values())
-    return sum((a & b).values()) / union if union else 1.0
+    """Multiset Jaccard: the counts both share over the counts of either, the union counted as |a| +
+    |b| - shared (building `a | b` and `a & b` took half of `callm split-check`'s time)."""
+    if len(a) > len(b):
+        a, b = b, a
+    shared = sum(min(n, b[k]) for k, n in a.items() if k in b)
+    union = a.total() + b.total() - shared
+    return shared / union if union else 1.0
 
 
 def identities(task: Task, pack: Pack) -> dict[str, str]:

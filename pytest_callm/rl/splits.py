@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_callm.authoring.lock import find_task_files
-from pytest_callm.rl.scenario import Views, nearest, task_views
+from pytest_callm.rl.scenario import Views, jaccard, nearest, task_views
 from pytest_callm.task.pack import Pack, PackError, PackRegistry, default_industries
 from pytest_callm.task.task_file import Task, TaskError, load_task
 
@@ -97,12 +97,6 @@ def key_items(key: Task, pack: Pack) -> Counter:
     return items
 
 
-def similarity(a: Counter, b: Counter) -> float:
-    """Multiset Jaccard: shared items over all items."""
-    union = sum((a | b).values())
-    return sum((a & b).values()) / union if union else 1.0
-
-
 @dataclass(frozen=True)
 class Clash:
     training: LoadedTask
@@ -113,15 +107,20 @@ class Clash:
         return f"{self.training.task.path}: {self.reason} {self.evaluation.task.path} ({self.evaluation.name})"
 
 
-def closest_keys(a: LoadedTask, b: LoadedTask) -> tuple[float, str | None, str | None]:
-    """The highest similarity between any key of `a` and any key of `b`, and the routes it is between."""
+def closest_keys(a: LoadedTask, b: LoadedTask,
+                 items: dict[int, list[tuple[str | None, Counter]]] | None = None) -> tuple[float, str | None, str | None]:
+    """The highest similarity between any key of `a` and any key of `b`, and the routes it is between.
+    `items`: each task's keys' items by `id(task)`, filled as asked (`clashes` compares every pair)."""
+    items = {} if items is None else items
+    for t in (a, b):
+        if id(t) not in items:
+            items[id(t)] = [(k.route_id, key_items(k, t.pack)) for k in t.task.keys()]
     best: tuple[float, Any, Any] = (-1.0, None, None)
-    for ka in a.task.keys():
-        items_a = key_items(ka, a.pack)
-        for kb in b.task.keys():
-            score = similarity(items_a, key_items(kb, b.pack))
+    for route_a, items_a in items[id(a)]:
+        for route_b, items_b in items[id(b)]:
+            score = jaccard(items_a, items_b)
             if score > best[0]:
-                best = (score, ka.route_id, kb.route_id)
+                best = (score, route_a, route_b)
     return best
 
 
@@ -199,11 +198,12 @@ def clashes(training: list[LoadedTask], evaluation: list[LoadedTask], threshold:
     for e in evaluation:
         by_industry.setdefault(e.task.industry, []).append(e)
     out = []
+    items: dict[int, list[tuple[str | None, Counter]]] = {}
     for t in training:
         for e in by_industry.get(t.task.industry, []):
             if t.task.task_id == e.task.task_id:
                 out.append(Clash(t, e, f"task id {t.task.task_id} is also the evaluation task"))
-            score, route_t, route_e = closest_keys(t, e)
+            score, route_t, route_e = closest_keys(t, e, items)
             if score >= threshold:
                 ours = f" (route {route_t})" if route_t else ""
                 theirs = f"route {route_e} of" if route_e else "that of"
