@@ -46,25 +46,30 @@ def test_a_bad_task_file_beside_good_ones_is_named_and_the_others_run(project):
     assert len(_attempts(run)) == 7 and (run / "report.html").is_file()
 
 
-@pytest.mark.parametrize("make, said", [
-    (lambda f: os.symlink("/dev/zero", f), "a device (through a symbolic link), not a file"),
-    (lambda f: os.mkfifo(f), "a named pipe (FIFO), not a file"),
-    (lambda f: f.mkdir(), "a folder, not a file"),
-    (lambda f: os.symlink(f.name, f), "a symbolic link that cannot be resolved"),
-    (lambda f: os.symlink("gone.json", f), "a symbolic link that cannot be resolved"),
-], ids=["link-to-dev-zero", "fifo", "folder", "link-to-itself", "dangling-link"])
-def test_a_task_file_that_is_not_a_file_is_named_not_passed_over(project, make, said):
+NOT_FILES = {  # task -> how its task.json is made something other than a file, and what the run says of it
+    "C2-E2": (lambda f: os.symlink("/dev/zero", f), "a device (through a symbolic link), not a file"),
+    "C2-E1": (lambda f: os.mkfifo(f), "a named pipe (FIFO), not a file"),
+    "C2-M1": (lambda f: f.mkdir(), "a folder, not a file"),
+    "C1-M1": (lambda f: os.symlink(f.name, f), "a symbolic link that cannot be resolved"),  # to itself
+    "R-M1": (lambda f: os.symlink("gone.json", f), "a symbolic link that cannot be resolved"),  # dangling
+}
+
+
+def test_a_task_file_that_is_not_a_file_is_named_not_passed_over(project):
     """pytest passes over what is neither a file nor a folder, and enters a folder: the task vanished
-    from the run, which passed with 7 of 8 tasks and exit code 0."""
-    task = project.path / "tasks" / "vet_clinic" / "C2-E2" / "task.json"
-    task.unlink()
-    make(task)
+    from the run, which passed with 7 of 8 tasks and exit code 0. One run holds each kind."""
+    for name, (make, _) in NOT_FILES.items():
+        task = project.path / "tasks" / "vet_clinic" / name / "task.json"
+        task.unlink()
+        make(task)
     result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={project.path / 'run'}")
     out = result.stdout.str()
-    result.assert_outcomes(passed=7, errors=1)
+    result.assert_outcomes(passed=3, errors=5)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert f"tasks/vet_clinic/C2-E2/task.json: $: {said}" in out, out
-    assert "callm: 1 task file(s) could not be collected and are in no figure: tasks/vet_clinic/C2-E2/task.json" in out
+    for name, (_, said) in NOT_FILES.items():
+        assert f"tasks/vet_clinic/{name}/task.json: $: {said}" in out, out
+    named = ", ".join(f"tasks/vet_clinic/{name}/task.json" for name in sorted(NOT_FILES))
+    assert f"callm: 5 task file(s) could not be collected and are in no figure: {named}" in out, out
 
 
 def test_a_task_file_holding_a_lone_surrogate_is_named_at_collection(project):
