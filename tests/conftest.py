@@ -101,13 +101,15 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.fixture(scope="session", autouse=True)
 def lean_pytest_runs():
-    """The pytest runs the tests start (hundreds) load no hypothesis plugin: it imports all of
-    hypothesis, its asserts rewritten from source, at every run's end (about 1.3 s of CPU a run), and
-    none of them uses it. And they may cache bytecode, as a usual install does (some sandboxes set
+    """The pytest runs the tests start (hundreds, and their xdist workers) load no plugin that none
+    of them uses: hypothesis's imports all of hypothesis, its asserts rewritten from source, at every
+    run's end (about 1.3 s of CPU a run); anyio's and xdist's looponfail cost 0.1 s and 0.04 s a process
+    to import. And they may cache bytecode, as a usual install does (some sandboxes set
     PYTHONDONTWRITEBYTECODE): else every process compiles every module it imports, about 0.5 s of CPU
     each. A test that needs either setting sets it for its own run."""
+    unused = "-p no:hypothesispytest -p no:anyio -p no:xdist.looponfail"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_ADDOPTS", " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), "-p no:hypothesispytest"])))
+        patch.setenv("PYTEST_ADDOPTS", " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), unused])))
         patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         yield
 
