@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE_TASKS, REPO
+from conftest import EXAMPLE_TASKS, REPO, shared_tool_server
 from pytest_callm.report import compare
 from pytest_callm.scoring.cost import usage_group
 from pytest_callm.scoring.metrics import summarize
@@ -22,7 +22,9 @@ WIDTH = 160
 
 
 def pytest_run(*args: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS), *args],
+    """pytest on the example tasks, played on this process's tool server (conftest.shared_tool_server)."""
+    tools = f"--callm-tool-server={shared_tool_server().url}"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS), tools, *args],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
 

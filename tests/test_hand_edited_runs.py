@@ -32,10 +32,11 @@ def callm(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory) -> Path:
+def played(tmp_path_factory, tool_server) -> Path:
     out = tmp_path_factory.mktemp("played") / "run"
     proc = command(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS),
-                   "--callm-model=oracle", f"--callm-out={out}", "-k", "C2-E1 or C2-E2")
+                   "--callm-model=oracle", f"--callm-out={out}", "-k", "C2-E1 or C2-E2",
+                   f"--callm-tool-server={tool_server.url}")
     assert proc.returncode == 0, proc.stdout[-2000:]
     return out
 

@@ -23,10 +23,10 @@ def pins(**changed) -> dict:
 
 
 @pytest.fixture
-def project(pytester):
+def project(pytester, example_tools):
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS / "C2-E2", pytester.path / "tasks" / "vet_clinic" / "C2-E2")
-    pytester.makeini("[pytest]\n")
+    pytester.makeini("[pytest]\n" + example_tools)
     return pytester
 
 

@@ -18,7 +18,7 @@ vf = pytest.importorskip("verifiers",
 
 from openai import AsyncOpenAI  # noqa: E402
 
-from conftest import REPO  # noqa: E402
+from conftest import REPO, shared_tool_server  # noqa: E402
 from openai_server import (AnswerKeyAgent, ScriptCaller, openai_server,  # noqa: E402,F401  (fixtures)
                            openai_server_session)
 from pytest_callm.model.config import ModelConfig  # noqa: E402
@@ -42,7 +42,11 @@ INDUSTRIES = REPO / "industries"
 
 
 def load(**arguments):
-    # The way a lab loads any verifiers environment: by module name.
+    # The way a lab loads any verifiers environment: by module name. Its tools on this process's tool
+    # server (conftest.shared_tool_server), unless in process; the test of the default splits below
+    # loads one that starts its own.
+    if not arguments.get("tools_in_process"):
+        arguments.setdefault("tool_server_url", shared_tool_server().url)
     return vf.load_environment("pytest_callm.rl.verifiers_env", tasks=[TASK], root=REPO, **arguments)
 
 
