@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO, shared_tool_server
 from pytest_callm.saved.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
@@ -20,6 +20,10 @@ pytestmark = pytest.mark.usefixtures("runs_share_example_tools")  # every run he
 
 
 def run(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:
+    """pytest with `args`; a run that plays (one that names a model) plays on this process's tool server
+    (conftest.shared_tool_server), as a team's runs share one."""
+    if any(a.startswith("--callm-model") for a in args):
+        args = (*args, f"--callm-tool-server={shared_tool_server().url}")
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
     if check and proc.returncode not in (0, 1):
@@ -48,7 +52,7 @@ def test_a_run_saves_manifest_one_trajectory_per_attempt_and_a_report(tmp_path):
 
 def test_rescoring_reproduces_the_report_byte_for_byte(tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-n", "2")
+    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}")  # a run under xdist: the killed run's test below
     run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}")
     assert (tmp_path / "rescored" / "report.json").read_bytes() == (out / "report.json").read_bytes()
 
