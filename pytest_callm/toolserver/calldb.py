@@ -173,6 +173,11 @@ class CallStore:
         self._live.add(call_id)
         return connect(path)
 
+    def open_calls(self) -> list[str]:
+        """The calls whose connection is kept open now."""
+        with self._guard:
+            return list(self._recent)
+
     def exists(self, call_id: str) -> bool:
         return call_id in self._recent or self.path(call_id).exists()
 

@@ -79,7 +79,11 @@ class InProcessTools:
         return {"status": "ok", "packs": sorted(self.stores)}
 
     async def aclose(self) -> None:
-        for store in self.stores.values():
-            for call_id in list(getattr(store, "_recent", {})):
-                store.remove(call_id)
+        """Each call's database closed and removed, but for a call whose lane a tool still holds (one
+        past the bound, in its thread): closing a SQLite connection while another thread uses it ended
+        the process with a segfault. That call's file goes with the folder."""
+        for name, store in self.stores.items():
+            for call_id in store.open_calls():
+                if not self.lanes.held((name, call_id)):
+                    store.remove(call_id)
         shutil.rmtree(self._folder, ignore_errors=True)

@@ -105,6 +105,10 @@ class Lanes:
         """Calls with work in a lane now (a hung tool's included)."""
         return len(self._lanes)
 
+    def held(self, key: Any) -> bool:
+        """Whether this call has work in its lane now: running (a tool past the bound included) or waiting."""
+        return key in self._lanes
+
     async def run(self, key: Any, work: Callable[[], T]) -> T:
         """`work()` in its own thread once the call's earlier requests are done; LaneTimedOut past the bound."""
         loop = asyncio.get_running_loop()
