@@ -73,19 +73,30 @@ def pytest_xdist_make_scheduler(config, log):
             return path if whole[path] else nodeid
 
         def remove_node(self, node):
-            """A crashed worker's test is reported once, as crashed, and not played again. xdist's
+            """A crashed worker's test is reported once, as crashed, and not played again (xdist's
             LoadScope put it back in the queue with the rest of its unit: it killed the next worker
-            too, and the run hung at its end with every worker idle."""
+            too). And only the units it left unfinished go back in the queue: xdist put back the
+            finished ones as well, and a worker handed one got nothing to run, so it waited for ever
+            for the next test it needs before it runs the one it holds (the run hung, every worker idle)."""
             workload = self.assigned_work.get(node) or {}
             crashed = next((nodeid for unit in workload.values() for nodeid, done in unit.items() if not done), None)
             if crashed is None:
                 return super().remove_node(node)
             for scope, unit in list(workload.items()):
                 unit.pop(crashed, None)
-                if not unit:
+                if all(unit.values()):  # nothing left to play in it
                     del workload[scope]
-            super().remove_node(node)  # the rest of its units go back in the queue
+            super().remove_node(node)  # the rest goes back in the queue
             return crashed
+
+        def schedule(self) -> None:
+            """A worker started after the first hand-out (a crashed one's replacement) is given two
+            units, as the first hand-out gives each: with one test it would wait for a second."""
+            late = self.collection is not None
+            super().schedule()
+            if late:
+                for node in self.nodes:
+                    self._reschedule(node)
 
         def _assign_work_unit(self, node) -> None:
             if not self.spread_out:  # the first hand-out: the queue holds every unit, none given yet

@@ -85,3 +85,52 @@ def test_a_test_that_kills_its_worker_is_reported_once_and_the_run_ends(tmp_path
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out[-3000:]
     assert out.count("node down") == 1 and re.search(r"\b1 failed, \d+ passed", out), out[-3000:]
+
+
+DIES_AFTER_EIGHT = '''
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+finished = []  # this worker's tests
+
+
+@pytest.fixture(autouse=True)
+def the_first_worker_past_eight_tests_dies():
+    if len(finished) == 8:
+        try:  # only one worker dies: the first to create the file
+            os.close(os.open(Path(__file__).with_name("died"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            pass
+        else:
+            os.kill(os.getpid(), signal.SIGKILL)
+    yield
+    finished.append(1)
+
+
+@pytest.mark.parametrize("i", range(40))
+def test_quick(i):
+    pass
+'''
+
+
+def test_a_worker_that_dies_after_finishing_tests_leaves_the_others_to_end_the_run(tmp_path):
+    """xdist put a crashed worker's whole workload back in the queue, the tests it had finished too: a
+    worker handed one of those got nothing to run, and kept waiting for a next test while holding its
+    last one (a worker runs a test once it holds the next). The suite hung at 98 % with every worker
+    idle, twice. Now only what is left to play goes back."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    dies = tmp_path / "test_dies_after_eight.py"
+    dies.write_text(DIES_AFTER_EIGHT)
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(dies), "tests/test_stats.py", "-n", "2", "-q",
+                           "-p", "no:cacheprovider"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and out.count("node down") == 1, out[-3000:]
+    assert re.search(r"\b1 failed, \d+ passed", out), out[-3000:]
+    assert (tmp_path / "died").is_file()
