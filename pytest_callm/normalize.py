@@ -34,6 +34,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 _PHONE = re.compile(r"\+?\(?\d[\d\s().-]*")
@@ -116,8 +117,13 @@ def fold_accents(text: str) -> str:
 def words(text: str) -> list[str]:
     """Lower-case words, accents and punctuation dropped: "O'Neil" and "L.L.C." stay one word,
     "Smith-Jones" is two, "Núñez" is "nunez"."""
-    text = re.sub(r"['\u2019.]", "", fold_accents(str(text)).casefold().replace("&", " and "))
-    return re.sub(r"[^\w\s]|_", " ", text).split()
+    return list(_words(str(text)))
+
+
+@lru_cache(maxsize=16_384)  # every normalizer starts here, and a run reads the same values again and again
+def _words(text: str) -> tuple[str, ...]:
+    text = re.sub(r"['\u2019.]", "", fold_accents(text).casefold().replace("&", " and "))
+    return tuple(re.sub(r"[^\w\s]|_", " ", text).split())
 
 
 def _drop_titles(ws: list[str]) -> list[str]:
@@ -302,6 +308,10 @@ def alias_fold(text: Any) -> str:
     return " ".join(_drop_titles(words(str(text))))
 
 
+_UNKNOWN = object()
+KEYS_KEPT = 16_384  # values whose key a ValueKinds remembers (then it starts again)
+
+
 class ValueKinds:
     """A pack's kinds: the built-in normalizers plus its alias tables, for the verifier and the tools.
 
@@ -342,6 +352,9 @@ class ValueKinds:
                     folded[key] = canon
                     first.setdefault(key, variant)
             self.tables[table] = folded
+        # key()'s answers for text and whole numbers: a run compares the same values again and again
+        # (every row of every attempt against the same expected state). Keyed by type too: 1 is not "1".
+        self._keys: dict[tuple[str | None, type, Any], Any] = {}
 
     def fold(self, table: str, value: Any) -> str:
         """The form in which `table` looks a variant up: `alias_fold`, less the words it ignores."""
@@ -366,6 +379,17 @@ class ValueKinds:
 
         A list of values of a declared kind (a set of offices) compares item by item, in any order.
         """
+        if value.__class__ is not str and value.__class__ is not int:
+            return self._key(kind, value)
+        memo = (kind, value.__class__, value)
+        found = self._keys.get(memo, _UNKNOWN)
+        if found is _UNKNOWN:
+            if len(self._keys) >= KEYS_KEPT:
+                self._keys.clear()
+            found = self._keys[memo] = self._key(kind, value)
+        return found
+
+    def _key(self, kind: str | None, value: Any) -> Any:
         if isinstance(value, (list, tuple)) and kind is not None:
             return ("items", tuple(sorted((self.key(kind, v) for v in value), key=repr)))
         if value is None or kind is None or isinstance(value, (bool, list, tuple, dict)):

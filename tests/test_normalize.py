@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_callm.normalize import (KINDS, ValueKinds, contact, date, identifier, normalize, organization, party,
-                                    person, phone, same)
+                                    person, phone, same, words)
 
 
 # --- phone numbers -----------------------------------------------------------------------------
@@ -359,3 +359,18 @@ def test_an_ignored_strength_or_form_must_agree_where_both_values_state_it():
     assert kinds.disagree("drug", "tretinoin cream", "tretinoin gel") == ["form"]
     assert not kinds.same("drug", "tretinoin 0.05% cream", "tretinoin 0.1% gel")
     assert kinds.key("drug", "tretinoin 0.1% gel") == kinds.key("drug", "tretinoin")  # rows still pair by drug
+
+
+def test_a_remembered_key_is_the_key_of_its_own_value_and_type():
+    """ValueKinds remembers keys of text and whole numbers: 1, True, 1.0 and "1" stay apart (True never
+    equals 1), a repeated value gets the key it got first, and a caller's list of words is its own."""
+    kinds = ValueKinds({"weekday": {"saturday": ["sat"]}})
+    for kind in (None, "phone", "money", "person", "weekday"):
+        first = [kinds.key(kind, v) for v in (1, True, 1.0, "1", "Sat.", "2065550220")]
+        assert [kinds.key(kind, v) for v in (1, True, 1.0, "1", "Sat.", "2065550220")] == first
+        assert first == [ValueKinds({"weekday": {"saturday": ["sat"]}})._key(kind, v)
+                         for v in (1, True, 1.0, "1", "Sat.", "2065550220")]
+    assert kinds.key(None, True) != kinds.key(None, 1)
+    said = words("Dr. O'Neil")
+    said.append("changed")
+    assert words("Dr. O'Neil") == ["dr", "oneil"]

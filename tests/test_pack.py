@@ -466,3 +466,22 @@ def test_an_unknown_prompt_placeholder_is_a_pack_problem(pack_dir):
     (pack_dir / "prompts" / "records.md").write_text("Hello {{caller_name}}")
     assert broken(pack_dir).problems == [
         "agent 'records': prompt uses unknown placeholder {{caller_name}} (known: today, time, calendar)"]
+
+
+def test_arguments_checked_before_are_answered_as_the_first_time_each_by_its_own_text(vet_pack):
+    """The pack remembers the arguments it checked: equal JSON texts only, so 1, 1.0, true and "1"
+    each get their own answer, in whatever order they come, as does the same call with its keys in
+    another order; and a remembered answer cannot be changed by its caller."""
+    tool = "cancel_appointment"
+    values = [1, True, "1", 1.0, "two", None, 2]
+    fresh = {json.dumps(v): vet_pack._problems(tool, {"appointment_id": v}) for v in values}
+    for order in (values, values[::-1], values * 2):
+        for v in order:
+            assert vet_pack.validation_errors(tool, {"appointment_id": v}) == fresh[json.dumps(v)]
+    assert fresh["true"] != fresh["1"] and fresh["\"1\""] != fresh["1"]
+    both = {"full_name": "Dana Whitfield", "phone": 5}
+    assert vet_pack.validation_errors("verify_owner", both) == vet_pack._problems("verify_owner", both)
+    swapped = {"phone": 5, "full_name": "Dana Whitfield"}
+    assert vet_pack.validation_errors("verify_owner", swapped) == vet_pack._problems("verify_owner", swapped)
+    vet_pack.validation_errors(tool, {"appointment_id": "two"}).append("changed by a caller")
+    assert vet_pack.validation_errors(tool, {"appointment_id": "two"}) == fresh["\"two\""]

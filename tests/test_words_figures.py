@@ -179,3 +179,18 @@ def test_a_day_a_length_or_a_written_claim_no_tool_gave_fails_the_words_gate(aud
 def test_the_thing_s_own_figure_passes(auditor, case):
     verdict = auditor.verdict(case)
     assert verdict.passed, verdict.explain()
+
+
+def test_facts_read_before_are_read_with_the_terms_they_were_read_with():
+    """facts_in remembers a text's facts per term table: another table, even an equal one made later,
+    is read afresh, as is the same text asked for its weekdays; a caller's list is its own."""
+    text = "Dr. Rao sees you Monday, August 19 at $40"
+    rao, nobody = {"staff": ("dr. rao",)}, {"staff": ("dr. patel",)}
+    with_rao = facts_in(text, rao)
+    assert any(f.kind == "term" for f in with_rao)
+    assert not any(f.kind == "term" for f in facts_in(text, nobody))
+    assert facts_in(text, rao) == with_rao and facts_in(text, dict(rao)) == with_rao
+    assert any(f.kind == "weekday" for f in facts_in(text, rao, weekdays=True))
+    assert not any(f.kind == "weekday" for f in facts_in(text, rao))
+    facts_in(text, rao).clear()
+    assert facts_in(text, rao) == with_rao

@@ -156,10 +156,30 @@ class Fact:
 
 
 
+# facts_in's answers: (text, weekdays, id(terms), id(aliases)) -> (terms, aliases, facts). The same words
+# are read again for every attempt of a task and every mutant of a proof; the entry holds the very
+# tables it was read with, so an id is never taken for another table's.
+_FACTS: dict[tuple[str, bool, int, int], tuple[Any, Any, tuple[Fact, ...]]] = {}
+_FACTS_KEPT = 8192
+
+
 def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None = None,
              weekdays: bool = False) -> list[Fact]:
     """The checkable facts an agent states in `text` (a term said several ways counts once); with
     `weekdays`, the days of the week it names too (a figure's day must be its date's)."""
+    key = (text, weekdays, id(terms), id(aliases))
+    kept = _FACTS.get(key)
+    if kept is not None and kept[0] is terms and kept[1] is aliases:
+        return list(kept[2])
+    facts = _facts_in(text, terms, aliases, weekdays)
+    if len(_FACTS) >= _FACTS_KEPT:
+        _FACTS.clear()
+    _FACTS[key] = (terms, aliases, tuple(facts))
+    return facts
+
+
+def _facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None,
+              weekdays: bool) -> list[Fact]:
     plain = as_digits(fold_accents(text))
     out: list[Fact] = []
     taken: list[tuple[int, int]] = []

@@ -25,6 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
@@ -78,8 +79,9 @@ def normalized(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def sentences(text: str) -> list[str]:
-    return [s for s in (normalized(p) for p in _SENTENCE_END.split(text or "")) if s]
+@lru_cache(maxsize=4096)  # each rule of the gate reads a text's sentences, for every attempt
+def sentences(text: str) -> tuple[str, ...]:
+    return tuple(s for s in (normalized(p) for p in _SENTENCE_END.split(text or "")) if s)
 
 
 def agent_words(pack: Pack, traj: Trajectory) -> list[Text]:

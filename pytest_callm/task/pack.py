@@ -44,6 +44,8 @@ MAX_STRING_CHARS = 4_000  # the longest free text of any locked answer key is 11
 MAX_ITEMS = 100  # items of an array argument
 MAX_MAGNITUDE = 10**15  # any number, and any amount of a `money` parameter: in cents still far below SQLite's 2**63
 MAX_MESSAGE_CHARS = 300  # a schema message quotes the value: a 100,000-character one is not sent back whole
+CHECKED_KEPT = 4_096  # checked arguments a pack remembers (then it starts again)
+CHECKED_CHARS = 2_000  # arguments longer than this as JSON are not remembered
 HANDOFF_PREFIX = "transfer_to_"
 END_CALL = "end_call"
 
@@ -135,6 +137,9 @@ class Pack:
     people: People | None = None
     words: WordsSpec = field(default_factory=WordsSpec)  # what the words gate reads for (words.json, rules.json)
     refusals: dict[str, Refusal] = field(default_factory=dict)  # code -> what an attempt meeting it is (rules.json)
+    # Arguments already checked (validation_errors): the schema check is a fifth of playing a call, and
+    # a run sends the same arguments again and again (every attempt of a task, every mutant of a proof).
+    _checked: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def published_texts(self) -> list[str]:
         """What the business tells every caller's agent: its greeting, prompts and tool descriptions (the
@@ -191,6 +196,23 @@ class Pack:
         a `money` parameter), then the schema's own."""
         if not isinstance(arguments, dict):
             return [f"(arguments): expected a JSON object, got {type(arguments).__name__}"]
+        try:  # arguments are JSON (a model's, a task file's): equal texts, in key order, are equal arguments
+            key = (tool, json.dumps(arguments))
+        except (TypeError, ValueError, RecursionError):
+            key = None
+        if key is not None and len(key[1]) > CHECKED_CHARS:
+            key = None  # a flood is checked once, never kept
+        found = self._checked.get(key) if key is not None else None
+        if found is not None:
+            return list(found)
+        out = self._problems(tool, arguments)
+        if key is not None:
+            if len(self._checked) >= CHECKED_KEPT:
+                self._checked.clear()
+            self._checked[key] = tuple(out)
+        return out
+
+    def _problems(self, tool: str, arguments: dict[str, Any]) -> list[str]:
         validator = self.validators[tool]
         spec = self.tools[tool]
         known = spec.parameters.get("properties", {})
@@ -254,6 +276,8 @@ def _invisible(text: str) -> str | None:
     """The first format character (Unicode Cf: zero-width spaces and joiners, bidi controls, the BOM)
     of `text`. Nobody says one; in an argument it makes a value that looks right and is stored wrong,
     so every tool of every pack refuses it as the model's bad input."""
+    if text.isascii():  # every format character is outside ASCII (most arguments are ASCII)
+        return None
     return next((c for c in text if unicodedata.category(c) == "Cf"), None)
 
 
