@@ -4,8 +4,8 @@
 
 Starts the stand-in server (players.py) in this process on a free port, plays the three stand-in
 agents, `stand-in-strong`, `stand-in-middling` and `stand-in-careless`, each in a pytest run of its
-own (`pytest --callm-suite`, three at once) on a few locked tasks, with `stand-in-caller` as the
-caller, then ranks the three runs with `callm leaderboard`:
+own (three at once, on one tool server) on a few tasks of the installed suite, named by their files,
+with `stand-in-caller` as the caller, then ranks the three runs with `callm leaderboard`:
 
     OUT/runs/<model>/     each model's run (report.html, trajectories), as any run
     OUT/logs/<model>.log  each pytest run's output
@@ -36,6 +36,9 @@ from pytest_callm.standin.book import TaskBook
 from pytest_callm.standin.cli import players
 from pytest_callm.standin.players import AGENTS
 from pytest_callm.standin.server import ScriptedServer
+from pytest_callm.task.benchmark import benchmark_industries, benchmark_tasks
+from pytest_callm.task.pack import load_pack
+from pytest_callm.toolserver.process import ToolServer
 
 # Three tasks of each industry, across categories and difficulties; each opens with words of its own,
 # so the agents know the task from the caller's first line. Taken in this order: --tasks N the first N.
@@ -46,27 +49,28 @@ TTFT_BUDGET_MS = 1000.0  # the paper's line: over it a model is not conversation
 TITLE = "Keyless demo: three stand-in agents (scripted, reading the answer key: not models)"
 
 
-def selection(tasks: tuple[str, ...]) -> str:
-    """The pytest -k expression that collects these tasks of the suite."""
-    return " or ".join(f"({industry} and {task_id})" for industry, task_id in (t.split("/") for t in tasks))
+def task_files(tasks: tuple[str, ...]) -> list[str]:
+    """The installed suite's files of these tasks: a run collects them alone, not the whole suite."""
+    return [str(benchmark_tasks() / name / "task.json") for name in tasks]
 
 
-def pytest_command(model: str, base_url: str, tasks: tuple[str, ...], attempts: int, out: Path) -> list[str]:
-    return [sys.executable, "-m", "pytest", "--callm-suite", "-k", selection(tasks), "-q", "-p", "no:cacheprovider",
+def pytest_command(model: str, base_url: str, tasks: tuple[str, ...], attempts: int, out: Path,
+                   tool_server: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", *task_files(tasks), "-q", "-p", "no:cacheprovider",
             "-c", str(out / "pytest.ini"), "--rootdir", str(out), f"--callm-model={model}",
             f"--callm-base-url={base_url}", f"--callm-caller-base-url={base_url}",
-            f"--callm-attempts={attempts}", f"--callm-out={out / 'runs' / model}"]
+            f"--callm-tool-server={tool_server}", f"--callm-attempts={attempts}", f"--callm-out={out / 'runs' / model}"]
 
 
-def play(base_url: str, tasks: tuple[str, ...], attempts: int, out: Path) -> list[str]:
-    """The three agents' runs, at once; the problems of those that did not finish."""
+def play(base_url: str, tasks: tuple[str, ...], attempts: int, out: Path, tool_server: str) -> list[str]:
+    """The three agents' runs, at once, on one tool server; the problems of those that did not finish."""
     (out / "logs").mkdir(parents=True, exist_ok=True)
     (out / "pytest.ini").write_text("[pytest]\n")  # this folder is the runs' project: no other settings apply
     running = []
     for care in AGENTS:
         log = (out / "logs" / f"{care.name}.log").open("w")
-        proc = subprocess.Popen(pytest_command(care.name, base_url, tasks, attempts, out), cwd=out, stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(pytest_command(care.name, base_url, tasks, attempts, out, tool_server), cwd=out,
+                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         running.append((care.name, proc, log))
     problems = []
     for name, proc, log in running:
@@ -86,7 +90,6 @@ def play(base_url: str, tasks: tuple[str, ...], attempts: int, out: Path) -> lis
 
 def main(argv: list[str] | None = None) -> int:
     from pytest_callm.report.leaderboard import main as leaderboard_main
-    from pytest_callm.task.benchmark import benchmark_tasks
 
     parser = argparse.ArgumentParser(prog="callm demo", description="play the scripted stand-in agents on a few "
                                      "locked tasks and rank them: a leaderboard and choose page with no key")
@@ -111,13 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"callm demo: {len(AGENTS)} stand-in agents x {len(tasks)} tasks x {args.attempts} attempts, "
           f"caller stand-in-caller; runs in {out / 'runs'}")
+    packs = {name: load_pack(benchmark_industries() / name) for name in sorted({t.split("/")[0] for t in tasks})}
+    tools = ToolServer(packs).start()  # one for the three runs: each would start its own
     try:
         with ScriptedServer(models=(), players=players(book), keep_log=False) as server:
-            problems = play(server.base_url, tasks, args.attempts, out)
+            problems = play(server.base_url, tasks, args.attempts, out, tools.url)
     except KeyboardInterrupt:  # the runs got the terminal's Ctrl-C too, and saved what they had played
         print(f"callm demo: stopped; what was played is saved in {out / 'runs'}: run the same command to go on",
               file=sys.stderr)
         return 130
+    finally:
+        tools.stop()
     if problems:
         print("callm demo: " + "\n  ".join(problems), file=sys.stderr)
         return 2
