@@ -485,3 +485,7 @@ def test_arguments_checked_before_are_answered_as_the_first_time_each_by_its_own
     assert vet_pack.validation_errors("verify_owner", swapped) == vet_pack._problems("verify_owner", swapped)
     vet_pack.validation_errors(tool, {"appointment_id": "two"}).append("changed by a caller")
     assert vet_pack.validation_errors(tool, {"appointment_id": "two"}) == fresh["\"two\""]
+    # A tuple writes the same JSON as a list but is not a JSON array to the schema: never taken for it.
+    as_list = vet_pack.validation_errors(tool, {"appointment_id": [1]})
+    assert vet_pack.validation_errors(tool, {"appointment_id": (1,)}) == vet_pack._problems(tool, {"appointment_id": (1,)})
+    assert vet_pack.validation_errors(tool, {"appointment_id": [1]}) == as_list

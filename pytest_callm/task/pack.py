@@ -196,12 +196,7 @@ class Pack:
         a `money` parameter), then the schema's own."""
         if not isinstance(arguments, dict):
             return [f"(arguments): expected a JSON object, got {type(arguments).__name__}"]
-        try:  # arguments are JSON (a model's, a task file's): equal texts, in key order, are equal arguments
-            key = (tool, json.dumps(arguments))
-        except (TypeError, ValueError, RecursionError):
-            key = None
-        if key is not None and len(key[1]) > CHECKED_CHARS:
-            key = None  # a flood is checked once, never kept
+        key = _checked_key(tool, arguments)
         found = self._checked.get(key) if key is not None else None
         if found is not None:
             return list(found)
@@ -226,6 +221,17 @@ class Pack:
             where = "/".join(str(p) for p in err.absolute_path) or "(arguments)"
             out.append(f"{_clipped(where)}: {_clipped(err.message)}")
         return out
+
+
+def _checked_key(tool: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """How validation_errors remembers these arguments: their JSON text, in key order, where it reads
+    back as the very arguments (JSON values only: a tuple would read back as a list, which the schema
+    check tells apart); None for what is not remembered (that, and a flood past CHECKED_CHARS)."""
+    try:
+        text = json.dumps(arguments)
+        return (tool, text) if len(text) <= CHECKED_CHARS and json.loads(text) == arguments else None
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _clipped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
