@@ -30,7 +30,7 @@ RELEASE = {
     # the shipped phone-line error profile (pytest_callm/phone/data/line_profile.json)
     "line_profile_sha256": "bbed6cf8d6c9f1edcd3d226ebef200eba35688803b9059bb1064fba4e17999d6",
     # saved/rundir.py VERIFIER_MODULES: the gates, the words gate's readers, metrics, stats, normalize.py
-    "verifier_sha256": "9d5ec6d1c7e140483dba07bd7147b15ce95466d1c8889f2844138d9398c8c7f8",
+    "verifier_sha256": "eda7bb7c5b44268fd11b570601a9a4aa72d5c3fb7b6b935cdb134df5efe5ff05",
     "attempts": 5,
 }
 

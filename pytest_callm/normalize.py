@@ -117,13 +117,18 @@ def fold_accents(text: str) -> str:
 def words(text: str) -> list[str]:
     """Lower-case words, accents and punctuation dropped: "O'Neil" and "L.L.C." stay one word,
     "Smith-Jones" is two, "Núñez" is "nunez"."""
-    return list(_words(str(text)))
+    text = str(text)
+    return list(_kept_words(text) if len(text) <= KEPT_CHARS else _words(text))
 
 
-@lru_cache(maxsize=16_384)  # every normalizer starts here, and a run reads the same values again and again
 def _words(text: str) -> tuple[str, ...]:
     text = re.sub(r"['\u2019.]", "", fold_accents(text).casefold().replace("&", " and "))
     return tuple(re.sub(r"[^\w\s]|_", " ", text).split())
+
+
+# Every normalizer starts with words(), and a run reads the same values again and again: a value's
+# words are remembered, a long text's (a tool result, a speech read once) are not.
+_kept_words = lru_cache(maxsize=16_384)(_words)
 
 
 def _drop_titles(ws: list[str]) -> list[str]:
@@ -310,6 +315,7 @@ def alias_fold(text: Any) -> str:
 
 _UNKNOWN = object()
 KEYS_KEPT = 16_384  # values whose key a ValueKinds remembers (then it starts again)
+KEPT_CHARS = 1_000  # a longer text is read afresh each time, never remembered (memory, not speed)
 
 
 class ValueKinds:
@@ -354,6 +360,7 @@ class ValueKinds:
             self.tables[table] = folded
         # key()'s answers for text and whole numbers: a run compares the same values again and again
         # (every row of every attempt against the same expected state). Keyed by type too: 1 is not "1".
+        # The tables above are fixed once built: an answer is never stale.
         self._keys: dict[tuple[str | None, type, Any], Any] = {}
 
     def fold(self, table: str, value: Any) -> str:
@@ -379,7 +386,7 @@ class ValueKinds:
 
         A list of values of a declared kind (a set of offices) compares item by item, in any order.
         """
-        if value.__class__ is not str and value.__class__ is not int:
+        if (value.__class__ is not str or len(value) > KEPT_CHARS) and value.__class__ is not int:
             return self._key(kind, value)
         memo = (kind, value.__class__, value)
         found = self._keys.get(memo, _UNKNOWN)

@@ -374,3 +374,23 @@ def test_a_remembered_key_is_the_key_of_its_own_value_and_type():
     said = words("Dr. O'Neil")
     said.append("changed")
     assert words("Dr. O'Neil") == ["dr", "oneil"]
+
+
+def test_a_long_text_is_read_afresh_and_never_kept():
+    """What the normalizers and the words gate remember is bounded in memory, not only in entries: a text
+    past KEPT_CHARS (a tool result, a long reply) is read each time and kept nowhere."""
+    from pytest_callm.normalize import KEPT_CHARS, _kept_words
+    from pytest_callm.scoring import grounding
+    from pytest_callm.scoring.words import _kept_sentences, sentences
+
+    long = "Dana Whitfield called on May 4 at 3 pm. " * (KEPT_CHARS // 20)
+    kinds = ValueKinds()
+    def seen():  # every read through a memo counts a hit or a miss
+        return _kept_words.cache_info()[:2], _kept_sentences.cache_info()[:2], len(kinds._keys)
+
+    before = seen()
+    assert words(long) == words(long) and sentences(long) == sentences(long)
+    assert kinds.key("person", long) == kinds.key("person", long)
+    grounding.facts_in(long * 3, {})
+    assert seen() == before
+    assert not any(key[0] == long * 3 for key in grounding._FACTS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -489,3 +490,11 @@ def test_arguments_checked_before_are_answered_as_the_first_time_each_by_its_own
     as_list = vet_pack.validation_errors(tool, {"appointment_id": [1]})
     assert vet_pack.validation_errors(tool, {"appointment_id": (1,)}) == vet_pack._problems(tool, {"appointment_id": (1,)})
     assert vet_pack.validation_errors(tool, {"appointment_id": [1]}) == as_list
+    # Nor a subclass of str for a str (the check's message quotes its repr), nor one pack's for another's.
+    class Tag(str):
+        def __repr__(self) -> str:
+            return f"Tag({str(self)})"
+
+    vet_pack.validation_errors(tool, {"appointment_id": "two"})
+    assert vet_pack.validation_errors(tool, {"appointment_id": Tag("two")}) == ["appointment_id: Tag(two) is not of type 'integer'"]
+    assert dataclasses.replace(vet_pack)._checked == {}

@@ -158,15 +158,19 @@ class Fact:
 
 # facts_in's answers: (text, weekdays, id(terms), id(aliases)) -> (terms, aliases, facts). The same words
 # are read again for every attempt of a task and every mutant of a proof; the entry holds the very
-# tables it was read with, so an id is never taken for another table's.
+# tables it was read with, so an id is never taken for another table's (a pack's tables are fixed once
+# loaded). Texts up to _FACTS_CHARS: a long one's facts are read afresh (memory, not speed).
 _FACTS: dict[tuple[str, bool, int, int], tuple[Any, Any, tuple[Fact, ...]]] = {}
 _FACTS_KEPT = 8192
+_FACTS_CHARS = 2_000
 
 
 def facts_in(text: str, terms: dict[str, tuple[str, ...]], aliases: dict[str, str] | None = None,
              weekdays: bool = False) -> list[Fact]:
     """The checkable facts an agent states in `text` (a term said several ways counts once); with
     `weekdays`, the days of the week it names too (a figure's day must be its date's)."""
+    if len(text) > _FACTS_CHARS:
+        return _facts_in(text, terms, aliases, weekdays)
     key = (text, weekdays, id(terms), id(aliases))
     kept = _FACTS.get(key)
     if kept is not None and kept[0] is terms and kept[1] is aliases:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_callm.call.trajectory import ToolCallRecord, Trajectory
-from pytest_callm.normalize import fold_accents
+from pytest_callm.normalize import KEPT_CHARS, fold_accents
 from pytest_callm.scoring.disclosure import (Said, associated, disclosed, protected_values, records_before_not_the_caller,
                                              told_after_not_the_caller)
 from pytest_callm.scoring.free_text import DESCRIBED, forbidden_in
@@ -79,9 +79,16 @@ def normalized(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-@lru_cache(maxsize=4096)  # each rule of the gate reads a text's sentences, for every attempt
 def sentences(text: str) -> tuple[str, ...]:
+    # Each rule of the gate reads a text's sentences, for every attempt: a turn's are remembered.
+    return _kept_sentences(text) if len(text or "") <= KEPT_CHARS else _sentences(text)
+
+
+def _sentences(text: str) -> tuple[str, ...]:
     return tuple(s for s in (normalized(p) for p in _SENTENCE_END.split(text or "")) if s)
+
+
+_kept_sentences = lru_cache(maxsize=4096)(_sentences)
 
 
 def agent_words(pack: Pack, traj: Trajectory) -> list[Text]:

@@ -139,7 +139,8 @@ class Pack:
     refusals: dict[str, Refusal] = field(default_factory=dict)  # code -> what an attempt meeting it is (rules.json)
     # Arguments already checked (validation_errors): the schema check is a fifth of playing a call, and
     # a run sends the same arguments again and again (every attempt of a task, every mutant of a proof).
-    _checked: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _checked: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict, init=False, repr=False,
+                                                             compare=False)
 
     def published_texts(self) -> list[str]:
         """What the business tells every caller's agent: its greeting, prompts and tool descriptions (the
@@ -223,15 +224,33 @@ class Pack:
         return out
 
 
+_JSON_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def _checked_key(tool: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
-    """How validation_errors remembers these arguments: their JSON text, in key order, where it reads
-    back as the very arguments (JSON values only: a tuple would read back as a list, which the schema
-    check tells apart); None for what is not remembered (that, and a flood past CHECKED_CHARS)."""
+    """How validation_errors remembers these arguments: their JSON text, in key order, where they are
+    plain JSON values whose text says all the schema check sees (a tuple writes the text of a list, a
+    subclass of str that of a str, and the check's messages tell them apart); None for what is not
+    remembered (that, a NaN, and a flood past CHECKED_CHARS)."""
+    stack: list[Any] = [arguments]
+    while stack:  # exact classes only, walked without recursion
+        value = stack.pop()
+        cls = value.__class__
+        if cls is dict:
+            if any(k.__class__ is not str for k in value):
+                return None
+            stack.extend(value.values())
+        elif cls is list:
+            stack.extend(value)
+        elif cls not in _JSON_LEAVES or (cls is float and value != value):
+            return None
+        if len(stack) > CHECKED_CHARS:
+            return None
     try:
         text = json.dumps(arguments)
-        return (tool, text) if len(text) <= CHECKED_CHARS and json.loads(text) == arguments else None
     except (TypeError, ValueError, RecursionError):
         return None
+    return (tool, text) if len(text) <= CHECKED_CHARS else None
 
 
 def _clipped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
