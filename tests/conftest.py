@@ -11,9 +11,11 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpcore2  # noqa: F401  (see below)
+import aiohttp  # noqa: F401  (see below)
+import httpcore2  # noqa: F401
 import httpx
 import httpx2  # noqa: F401
+import jinja2  # noqa: F401
 import pytest
 
 from pytest_callm import gc_pace
@@ -25,7 +27,14 @@ pytest_plugins = ["pytester"]
 # The openai SDK's HTTP stack is imported here, before any in-process pytester run: such a run takes
 # modules it imported out of sys.modules again, and a later import made a second httpcore2 whose
 # errors httpx2 (holding the first one's classes) no longer mapped, so a dropped stream or a timeout
-# in a later test escaped as a raw httpcore2 error.
+# in a later test escaped as a raw httpcore2 error. So are the modules a run imports only when it
+# needs them (the tool client's aiohttp, the model client's openai, the report's pages): else every
+# in-process run imported them again, about half a second of CPU a run.
+import pytest_callm.model.client  # noqa: E402,F401
+import pytest_callm.report.compare  # noqa: E402,F401
+import pytest_callm.report.report_html  # noqa: E402,F401
+import pytest_callm.saved.reader  # noqa: E402,F401
+import pytest_callm.task.task_records  # noqa: E402,F401
 
 REPO = Path(__file__).resolve().parent.parent
 # pytester gives each run it starts a HOME of its own (a fresh folder per test), and with it a fresh
@@ -110,6 +119,10 @@ def pytest_xdist_make_scheduler(config, log):
     return ModulesThatAskForOneWorker(config, log)
 
 
+# Plugins installed beside ours that none of the runs the tests start uses (see `lean_pytest_runs`).
+UNUSED_PLUGINS = "-p no:hypothesispytest -p no:anyio -p no:xdist.looponfail"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def lean_pytest_runs():
     """The pytest runs the tests start (hundreds, and their xdist workers) load no plugin that none
@@ -118,11 +131,19 @@ def lean_pytest_runs():
     to import. And they may cache bytecode, as a usual install does (some sandboxes set
     PYTHONDONTWRITEBYTECODE): else every process compiles every module it imports, about 0.5 s of CPU
     each. A test that needs either setting sets it for its own run."""
-    unused = "-p no:hypothesispytest -p no:anyio -p no:xdist.looponfail"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTEST_ADDOPTS", " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), unused])))
+        patch.setenv("PYTEST_ADDOPTS", " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS"), UNUSED_PLUGINS])))
         patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
         yield
+
+
+@pytest.fixture
+def pytester(pytester, monkeypatch):
+    """pytest's own `pytester`, whose runs load no unused plugin either: it clears PYTEST_ADDOPTS for
+    each test, and its runs then imported hypothesis again and again (in process, it takes what a run
+    imported out of sys.modules afterwards)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
+    return pytester
 
 
 def pytest_collection_modifyitems(config, items):
