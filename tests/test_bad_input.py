@@ -77,7 +77,7 @@ def test_a_task_file_holding_a_lone_surrogate_is_named_at_collection(project):
     'not scored'). It is the file's fault, so it is named where the file is read."""
     task = project.path / "tasks" / "vet_clinic" / "C2-E2" / "task.json"
     task.write_text(task.read_text().replace('"intent": "', '"intent": "\\ud800', 1))
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={project.path / 'run'}")
+    result = project.runpytest(ORACLE, "--callm-attempts=1", f"--callm-out={project.path / 'run'}")
     result.assert_outcomes(passed=7, errors=1)
     assert "tasks/vet_clinic/C2-E2/task.json: $.intent: holds a lone surrogate" in result.stdout.str()
     assert (project.path / "run" / "report.html").is_file()
@@ -90,7 +90,7 @@ def test_an_unfinished_task_file_beside_good_ones_does_not_stop_the_run(project)
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert result.returncode == 0, result.stderr
     run = project.path / "run"
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={run}")
+    result = project.runpytest(ORACLE, "--callm-attempts=1", f"--callm-out={run}")
     result.assert_outcomes(passed=8, errors=1)
     out = result.stdout.str()
     assert "could not be collected and are in no figure: tasks/vet_clinic/C2-E3/task.json" in out, out
@@ -100,7 +100,7 @@ def test_an_unfinished_task_file_beside_good_ones_does_not_stop_the_run(project)
 
 def test_a_symbolic_link_loop_is_named_once_and_not_followed(project):
     os.symlink("..", project.path / "tasks" / "vet_clinic" / "loop")
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1")
+    result = project.runpytest(ORACLE, "--callm-attempts=1")
     result.assert_outcomes(passed=8)  # each task once, not once per level of the loop
     out = result.stdout.str()
     assert out.count("a symbolic link to") == 1, out
@@ -109,7 +109,7 @@ def test_a_symbolic_link_loop_is_named_once_and_not_followed(project):
 
 def test_a_task_file_reached_through_a_second_path_is_played_once(project):
     os.symlink(project.path / "tasks" / "vet_clinic" / "C2-E1", project.path / "tasks" / "again")
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1")
+    result = project.runpytest(ORACLE, "--callm-attempts=1")
     result.assert_outcomes(passed=8, errors=1)
     assert "the same file as" in result.stdout.str()
 
@@ -128,7 +128,7 @@ def test_a_deeply_nested_task_file_is_one_clear_line(project):
 def test_a_collection_error_outside_the_tasks_stops_the_run_without_a_resume_hint_or_folder(project):
     project.makepyfile(test_broken="import no_such_module_anywhere\n")
     run = project.path / "run"
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={run}")
+    result = project.runpytest(ORACLE, "--callm-attempts=1", f"--callm-out={run}")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     out = result.stdout.str()
     assert "--callm-resume" not in out, out
@@ -138,11 +138,11 @@ def test_a_collection_error_outside_the_tasks_stops_the_run_without_a_resume_hin
 
 def test_a_trajectory_holding_null_is_played_again_on_resume_and_the_page_follows_report_json(project):
     run = project.path / "run"
-    project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-out={run}").assert_outcomes(passed=8)
+    project.runpytest(ORACLE, "--callm-attempts=1", f"--callm-out={run}").assert_outcomes(passed=8)
     damaged = next(run.glob("trajectories/vet_clinic/C2-E1/attempt-1.json"))
     damaged.write_text("null")
     (run / "report.html").write_text("stale")
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1", f"--callm-resume={run}")
+    result = project.runpytest(ORACLE, "--callm-attempts=1", f"--callm-resume={run}")
     result.assert_outcomes(passed=8)
     assert json.loads(damaged.read_text())["trajectory"]["task_id"] == "C2-E1"  # played again and saved
     page = (run / "report.html").read_text()

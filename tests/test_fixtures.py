@@ -68,7 +68,7 @@ def test_a_callm_caller_fixture_in_a_conftest_plays_every_call(project, tmp_path
 
 def test_a_callm_line_fixture_in_a_conftest_is_what_the_model_hears(project, tmp_path):
     project.makeconftest(LINE_CONFTEST)
-    result = project.runpytest_subprocess(ORACLE, f"--callm-out={tmp_path / 'run'}")
+    result = project.runpytest(ORACLE, f"--callm-out={tmp_path / 'run'}")
     result.assert_outcomes(passed=5)
     attempts = saved_attempts(tmp_path / "run")
     assert len(attempts) == 5
@@ -80,7 +80,7 @@ def test_a_callm_line_fixture_in_a_conftest_is_what_the_model_hears(project, tmp
 def test_an_override_in_one_folder_leaves_the_others_alone(project, tmp_path):
     shutil.copytree(EXAMPLE_TASKS / "C1-M1", project.path / "tasks" / "vet_clinic" / "C1-M1")
     (project.path / "tasks" / "vet_clinic" / "C2-E2" / "conftest.py").write_text(LINE_CONFTEST)
-    result = project.runpytest_subprocess(ORACLE, f"--callm-out={tmp_path / 'run'}")
+    result = project.runpytest(ORACLE, f"--callm-out={tmp_path / 'run'}")
     result.assert_outcomes(passed=10)
     tagged = {s["task"]["task_id"]: all(t["heard"][0].startswith("[line ")
                                           for t in s["trajectory"]["transcript"] if t["role"] == "caller")
@@ -89,7 +89,7 @@ def test_an_override_in_one_folder_leaves_the_others_alone(project, tmp_path):
 
 
 def test_pytest_fixtures_lists_and_explains_the_parts_of_a_call(project):
-    result = project.runpytest_subprocess("--fixtures", "tasks")
+    result = project.runpytest("--fixtures", "tasks")
     text = result.stdout.str()
     for name in ("callm_task", "callm_tool_server [session scope]", "callm_call_db", "callm_model",
                  "callm_caller", "callm_line", "callm_runtime [session scope]"):
@@ -99,7 +99,7 @@ def test_pytest_fixtures_lists_and_explains_the_parts_of_a_call(project):
 
 def test_a_resumed_attempt_plays_nothing_and_gets_no_participants(project, tmp_path):
     out = tmp_path / "run"
-    project.runpytest_subprocess(ORACLE, f"--callm-out={out}").assert_outcomes(passed=5)
+    project.runpytest(ORACLE, f"--callm-out={out}").assert_outcomes(passed=5)
     project.makeconftest('''
 import pytest
 
@@ -107,6 +107,6 @@ import pytest
 def nothing_played(callm_model, callm_caller, callm_line, callm_call_db):
     assert (callm_model, callm_caller, callm_line, callm_call_db) == (None, None, None, None)
 ''')
-    result = project.runpytest_subprocess(ORACLE, f"--callm-out={out}")
+    result = project.runpytest(ORACLE, f"--callm-out={out}")
     result.assert_outcomes(passed=5)
     assert "resumed in" in result.stdout.str()

@@ -137,7 +137,7 @@ def test_a_written_down_state_that_the_call_does_not_reach_fails_the_database_ga
 def test_booking(callm_play):
     assert callm_play().passed
 ''')
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=1")
+    result = project.runpytest(ORACLE, "--callm-attempts=1")
     result.assert_outcomes(failed=1)
     assert "scored attempts: 1; gate failures: tools 0, handoff 0, database 1" in result.stdout.str()
 
@@ -150,7 +150,7 @@ def test_booking(callm_play):
     assert call.passed
     assert "send_records" in [c.name for c in call.tool_calls], "a stricter team rule"
 ''')
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=2")
+    result = project.runpytest(ORACLE, "--callm-attempts=2")
     result.assert_outcomes(failed=2)
     assert summary_row(result, "vet_clinic")[1:5] == ["1", "2", "0", "0.0%"]
 
@@ -177,7 +177,7 @@ def test_parametrize_and_marks_combine_with_a_python_task(project):
 def test_booking(callm_play, slot):
     assert slot in [c.arguments.get("slot_id") for c in callm_play().tool_calls if c.arguments]
 ''')
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=2", "-m", "easy", "-k", "C2-PY1-attempt-2")
+    result = project.runpytest(ORACLE, "--callm-attempts=2", "-m", "easy", "-k", "C2-PY1-attempt-2")
     result.assert_outcomes(passed=1)
 
 
@@ -187,7 +187,7 @@ def test_a_python_task_names_its_schema_problem_by_json_path(project):
 def test_booking(callm_play):
     callm_play()
 ''')
-    result = project.runpytest_subprocess(ORACLE)
+    result = project.runpytest(ORACLE)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "$.exp_tool_calls: 'none' is not of type 'array'" in result.stdout.str()
 
@@ -198,7 +198,7 @@ def test_a_python_task_needs_a_model(project):
 def test_booking(callm_play):
     callm_play()
 ''')
-    result = project.runpytest_subprocess("--callm-attempts=3")
+    result = project.runpytest("--callm-attempts=3")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # one usage error, not one error per attempt
     assert result.stderr.str().count("pass --callm-model=NAME") == 1
     assert "3 task item(s) selected but no model under test" in result.stderr.str()
@@ -211,6 +211,6 @@ def test_one_task_id_in_two_places_is_a_collection_error_naming_both(project):
 def test_booking(callm_play):
     callm_play()
 """)
-    result = project.runpytest_subprocess(ORACLE)
+    result = project.runpytest(ORACLE)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "task id C2-E2 of industry vet_clinic is already used by" in result.stdout.str()

@@ -36,7 +36,7 @@ def pin_release(project, release: dict) -> None:
 
 def test_a_run_with_the_pinned_settings_is_comparable_in_summary_and_manifest(project, tmp_path):
     pin_release(project, pins())
-    result = project.runpytest_subprocess(ORACLE, f"--callm-out={tmp_path / 'run'}")
+    result = project.runpytest(ORACLE, f"--callm-out={tmp_path / 'run'}")
     result.assert_outcomes(passed=5)
     assert "callm: comparable to release test-release" in result.stdout.str()
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
@@ -45,7 +45,7 @@ def test_a_run_with_the_pinned_settings_is_comparable_in_summary_and_manifest(pr
 
 def test_a_run_off_the_pins_says_what_differs(project, tmp_path):
     pin_release(project, pins(verifier_sha256="0" * 64))
-    result = project.runpytest_subprocess(ORACLE, "--callm-attempts=2", "--callm-line=clean",
+    result = project.runpytest(ORACLE, "--callm-attempts=2", "--callm-line=clean",
                                           f"--callm-out={tmp_path / 'run'}")
     result.assert_outcomes(passed=2)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
@@ -56,7 +56,7 @@ def test_a_run_off_the_pins_says_what_differs(project, tmp_path):
 
 
 def test_no_release_pinned_no_release_line(project, tmp_path):
-    result = project.runpytest_subprocess(ORACLE, f"--callm-out={tmp_path / 'run'}")
+    result = project.runpytest(ORACLE, f"--callm-out={tmp_path / 'run'}")
     assert "comparable to release" not in result.stdout.str()
     assert "release" not in json.loads((tmp_path / "run" / "manifest.json").read_text())
 
