@@ -103,8 +103,8 @@ def spamming_project(pytester, openai_server):
 
 def test_the_cut_is_shown_in_the_summary_report_json_and_the_page(spamming_project):
     out = spamming_project.path / "run"
-    result = spamming_project.runpytest_subprocess("--callm-model=agent", "--callm-caller-model=caller",
-                                                   "--callm-attempts=1", f"--callm-out={out}")
+    result = spamming_project.runpytest("--callm-model=agent", "--callm-caller-model=caller",
+                                        "--callm-attempts=1", f"--callm-out={out}")
     text = result.stdout.str()
     assert "attempts not scored (in no denominator): 0" in text, text
     assert "attempts in which the model asked past a bound: 1" in text, text
@@ -133,8 +133,8 @@ def test_a_model_that_talks_past_the_callers_context_is_scored_as_the_call_stand
                         models=("agent-model", "caller-model"))
     openai_server.script(*[{"text": "blah " * 5000}] * 20)
     out = spamming_project.path / "run"
-    result = spamming_project.runpytest_subprocess("--callm-model=agent", "--callm-caller-model=caller",
-                                                   "--callm-attempts=1", f"--callm-out={out}")
+    result = spamming_project.runpytest("--callm-model=agent", "--callm-caller-model=caller",
+                                        "--callm-attempts=1", f"--callm-out={out}")
     assert "attempts not scored (in no denominator): 0" in result.stdout.str(), result.stdout.str()[-3000:]
     (attempt,) = json.loads((out / "report.json").read_text())["attempts"]
     trajectory = json.loads((out / "trajectories" / "vet_clinic" / "C2-E1" / "attempt-1.json").read_text())

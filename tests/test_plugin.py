@@ -266,13 +266,13 @@ def test_a_shared_tool_server_with_a_token_serves_the_runs_that_hold_it(project,
 
         refused = httpx.get(f"{server.url}/packs/vet_clinic/state", headers={"X-Call-Id": "anyone"})
         assert refused.status_code == 403 and refused.json()["error_code"] == "forbidden"
-        without = project.runpytest_subprocess(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
-                                               "--callm-attempts=1")
+        without = project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
+                                    "--callm-attempts=1")
         without.assert_outcomes(failed=1)  # not scored: the server refused the run's calls (403)
         assert "HTTP 403" in without.stdout.str()
         monkeypatch.setenv(TOKEN_ENV, "shared-secret-token")
-        project.runpytest_subprocess(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
-                                     "--callm-attempts=1").assert_outcomes(passed=1)
+        project.runpytest(ORACLE, f"--callm-tool-server={server.url}", "-k", "C2-E1",
+                          "--callm-attempts=1").assert_outcomes(passed=1)
 
 
 def test_an_unreachable_tool_server_is_one_usage_error(project):

@@ -46,7 +46,7 @@ def test_a_run_with_the_pinned_settings_is_comparable_in_summary_and_manifest(pr
 def test_a_run_off_the_pins_says_what_differs(project, tmp_path):
     pin_release(project, pins(verifier_sha256="0" * 64))
     result = project.runpytest(ORACLE, "--callm-attempts=2", "--callm-line=clean",
-                                          f"--callm-out={tmp_path / 'run'}")
+                               f"--callm-out={tmp_path / 'run'}")
     result.assert_outcomes(passed=2)
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["release"]["comparable"] is False

@@ -84,7 +84,7 @@ def test_it(callm_play, request):
 ''')
     out = tmp_path / "run"
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.runpytest_subprocess("--callm-model=oracle", "--callm-attempts=2", f"--callm-out={out}") \
+    pytester.runpytest("--callm-model=oracle", "--callm-attempts=2", f"--callm-out={out}") \
         .assert_outcomes(passed=2)
     for attempt in (1, 2):
         expected = json.loads(Path(f"{played}-{attempt}.json").read_text())

@@ -83,5 +83,5 @@ def test_sigterm_while_the_report_page_is_written_says_saved_and_how_to_resume(p
     assert f"callm: interrupted: 5 of 5 attempts saved; resume with pytest" in text, text
     assert not (run / "report.html").exists() and not (run / ".lock").exists()
     (pytester.path / "conftest.py").unlink()
-    resumed = pytester.runpytest_subprocess("--callm-model=oracle", f"--callm-resume={run}", "-p", "no:cacheprovider")
+    resumed = pytester.runpytest("--callm-model=oracle", f"--callm-resume={run}", "-p", "no:cacheprovider")
     assert resumed.ret == 0 and (run / "report.html").is_file(), resumed.stdout.str()

@@ -103,7 +103,7 @@ def give_records(project, records: dict, task: str = "C2-E1") -> str:
 
 def test_records_that_do_not_fit_the_pack_are_refused_as_the_task_loads(misfit_project):
     named = {case: give_records(misfit_project, records, MISFIT_TASKS[case]) for case, (records, _) in MISFITS.items()}
-    result = misfit_project.runpytest_subprocess("--callm-model=oracle", "--callm-attempts=1", "-p", "no:cacheprovider")
+    result = misfit_project.runpytest("--callm-model=oracle", "--callm-attempts=1", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, errors=4)  # the task with no records plays; the four are never played
     text = result.stdout.str().replace(str(misfit_project.path) + "/", "")
     for case, (_, line) in MISFITS.items():
