@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,14 +20,33 @@ ORACLE = "--callm-model=oracle"
 pytestmark = pytest.mark.usefixtures("runs_share_example_tools")  # every run here plays the example pack
 
 
-def run(*args: str, cwd: Path = REPO, check: bool = True) -> subprocess.CompletedProcess:
-    """pytest with `args`; a run that plays (one that names a model) plays on this process's tool server
-    (conftest.shared_tool_server), as a team's runs share one."""
+@pytest.fixture
+def project(pytester, tool_server):
+    """The example pack and its tasks in a project of their own, whose runs play on this process's tool
+    server (conftest.shared_tool_server), as a team's runs share one."""
+    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
+    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
+    pytester.makeini(f"[pytest]\ncallm_tool_server = {tool_server.url}\n")
+    return pytester
+
+
+def run(project, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """pytest with `args` in the project, in this process: what is tested here is the run folder, not
+    the process (the killed run below is a process of its own)."""
+    result = project.runpytest(*args)
+    proc = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())
+    if check and proc.returncode not in (0, 1):
+        raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
+    return proc
+
+
+def run_in_repo(*args: str) -> subprocess.CompletedProcess:
+    """pytest with `args` as a process of its own in the repository, on this process's tool server."""
     if any(a.startswith("--callm-model") for a in args):
         args = (*args, f"--callm-tool-server={shared_tool_server().url}")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=cwd,
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=300)
-    if check and proc.returncode not in (0, 1):
+    if proc.returncode not in (0, 1):
         raise AssertionError(proc.stdout[-3000:] + proc.stderr[-3000:])
     return proc
 
@@ -35,9 +55,9 @@ def attempts(out: Path) -> list[Path]:
     return sorted((out / "trajectories").rglob("attempt-*.json"))
 
 
-def test_a_run_saves_manifest_one_trajectory_per_attempt_and_a_report(tmp_path):
+def test_a_run_saves_manifest_one_trajectory_per_attempt_and_a_report(project, tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2")
+    run(project, ORACLE, f"--callm-out={out}", "-k", "C2")
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["comparable"]["model"] == "oracle" and manifest["comparable"]["attempts"] == 5
     assert set(manifest["comparable"]["hashes"]) == {"tasks", "packs", "verifier"}
@@ -50,22 +70,22 @@ def test_a_run_saves_manifest_one_trajectory_per_attempt_and_a_report(tmp_path):
     assert not list(out.rglob("*.tmp"))
 
 
-def test_rescoring_reproduces_the_report_byte_for_byte(tmp_path):
+def test_rescoring_reproduces_the_report_byte_for_byte(project, tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}")  # a run under xdist: the killed run's test below
-    run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}")
+    run(project, ORACLE, f"--callm-out={out}")  # a run under xdist is rescored in the killed run's test
+    run(project, f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}")
     assert (tmp_path / "rescored" / "report.json").read_bytes() == (out / "report.json").read_bytes()
 
 
-def test_rescoring_catches_a_changed_trajectory(tmp_path):
+def test_rescoring_catches_a_changed_trajectory(project, tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-M1")
+    run(project, ORACLE, f"--callm-out={out}", "-k", "C2-M1")
     path = out / "trajectories/vet_clinic/C2-M1/attempt-2.json"
     saved = RunDir(out).read_attempt(path)  # its final state in full, written back so (still readable)
     row = next(r for r in saved["trajectory"]["final_state"]["appointments"] if r["id"] == 2)
     row["status"] = "booked"  # as if the cancellation had never been written
     path.write_text(json.dumps(saved))
-    proc = run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}", "-k", "C2-M1")
+    proc = run(project, f"--callm-rescore={out}", f"--callm-out={tmp_path / 'rescored'}", "-k", "C2-M1")
     assert "1 failed, 4 passed" in proc.stdout
     assert "appointments: row pet_id='p1' differs: status: expected 'cancelled', got 'booked'" in proc.stdout
     report = json.loads((tmp_path / "rescored" / "report.json").read_text())
@@ -73,10 +93,10 @@ def test_rescoring_catches_a_changed_trajectory(tmp_path):
     assert (tmp_path / "rescored" / "report.json").read_bytes() != (out / "report.json").read_bytes()
 
 
-def test_rescoring_needs_every_selected_attempt_saved(tmp_path):
+def test_rescoring_needs_every_selected_attempt_saved(project, tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
-    proc = run(str(EXAMPLE_TASKS), f"--callm-rescore={out}", f"--callm-out={tmp_path / 'r'}", "-k", "C2-E1 or C2-E2")
+    run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    proc = run(project, f"--callm-rescore={out}", f"--callm-out={tmp_path / 'r'}", "-k", "C2-E1 or C2-E2")
     assert "5 failed, 5 passed" in proc.stdout
     assert "holds no complete trajectory of vet_clinic/C2-E2 attempt 1" in proc.stdout
 
@@ -96,46 +116,42 @@ def test_a_killed_run_resumes_to_the_report_of_an_uninterrupted_run(tmp_path):
     assert 30 <= len(before) < 240, "killed mid-way"
     assert not (out / "report.json").exists()
 
-    resumed = run(str(EXAMPLE_TASKS), ORACLE, "--callm-attempts=30", f"--callm-out={out}", "-n", "2")
+    resumed = run_in_repo(str(EXAMPLE_TASKS), ORACLE, "--callm-attempts=30", f"--callm-out={out}", "-n", "2")
     assert "240 passed" in resumed.stdout and "resumed in" in resumed.stdout
     assert len(attempts(out)) == 240
     assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # finished attempts were not played again
 
-    run(str(EXAMPLE_TASKS), "--callm-attempts=30", f"--callm-rescore={out}", f"--callm-out={tmp_path / 'again'}")
+    run_in_repo(str(EXAMPLE_TASKS), "--callm-attempts=30", f"--callm-rescore={out}",
+                f"--callm-out={tmp_path / 'again'}")
     assert (tmp_path / "again" / "report.json").read_bytes() == (out / "report.json").read_bytes()
 
 
-def test_resuming_into_a_run_made_with_other_settings_is_refused_and_leaves_its_lock_alone(tmp_path):
+def test_resuming_into_a_run_made_with_other_settings_is_refused_and_leaves_its_lock_alone(project, tmp_path):
     out = tmp_path / "run"
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1")
     assert not (out / ".lock").exists()  # a run that ended cleanly leaves no lock
     (out / ".lock").write_text("4242\n")  # as a killed run leaves it
     os.utime(out / ".lock", (1_000_000_000, 1_000_000_000))
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={out}", "-k", "C2-E1", "--callm-attempts=3", check=False)
+    proc = run(project, ORACLE, f"--callm-resume={out}", "-k", "C2-E1", "--callm-attempts=3", check=False)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "holds a run made with other settings or inputs (attempts)" in proc.stderr
     assert (out / ".lock").read_text() == "4242\n" and (out / ".lock").stat().st_mtime == 1_000_000_000
 
 
-def test_resuming_after_a_task_changed_is_refused(tmp_path, pytester):
-    import shutil
-
-    shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
-    shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\n")
+def test_resuming_after_a_task_changed_is_refused(project, tmp_path):
     out = tmp_path / "run"
-    pytester.runpytest_subprocess(ORACLE, f"--callm-out={out}", "-k", "C2-E1").assert_outcomes(passed=5)
-    task = pytester.path / "tasks/vet_clinic/C2-E1/task.json"
+    project.runpytest(ORACLE, f"--callm-out={out}", "-k", "C2-E1").assert_outcomes(passed=5)
+    task = project.path / "tasks/vet_clinic/C2-E1/task.json"
     data = json.loads(task.read_text())
     data["intent"] += " Say goodbye."
     task.write_text(json.dumps(data))
-    result = pytester.runpytest_subprocess(ORACLE, f"--callm-out={out}", "-k", "C2-E1")
+    result = project.runpytest(ORACLE, f"--callm-out={out}", "-k", "C2-E1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "hashes.tasks" in result.stderr.str()
 
 
-def test_resume_needs_a_run_to_resume(tmp_path):
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-resume={tmp_path / 'nothing'}", check=False)
+def test_resume_needs_a_run_to_resume(project, tmp_path):
+    proc = run(project, ORACLE, f"--callm-resume={tmp_path / 'nothing'}", check=False)
     assert proc.returncode == pytest.ExitCode.USAGE_ERROR
     assert "no run to resume there" in proc.stderr
     assert not (tmp_path / "nothing").exists()  # refused: neither the folder nor a lock in it was made
@@ -154,23 +170,23 @@ def usage_error(proc: subprocess.CompletedProcess, *needles: str) -> None:
     ('{"format": "callm-run/1", "comp', "out"), ("[1, 2]", "out"), ('{"comparable": 3}', "out"), ("\xff", "out"),
     ('{"format": "callm-run/1", "comp', "resume"), ("[1, 2]", "rescore")],
     ids=["truncated", "a-list", "comparable-not-an-object", "not-utf8", "resume-truncated", "rescore-a-list"])
-def test_a_broken_manifest_is_a_usage_error_naming_it(tmp_path, content, option):
+def test_a_broken_manifest_is_a_usage_error_naming_it(project, tmp_path, content, option):
     out = tmp_path / "run"
     out.mkdir()
     (out / "manifest.json").write_bytes(content.encode("latin-1"))
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-{option}={out}", "-k", "C2-E1", check=False)
+    proc = run(project, ORACLE, f"--callm-{option}={out}", "-k", "C2-E1", check=False)
     usage_error(proc, f"--callm-{option}: {out / 'manifest.json'}: not a")
 
 
-def test_callm_out_pointing_at_a_file_is_a_usage_error(tmp_path):
+def test_callm_out_pointing_at_a_file_is_a_usage_error(project, tmp_path):
     target = tmp_path / "results.txt"
     target.write_text("not a folder")
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={target}", "-k", "C2-E1", check=False)
+    proc = run(project, ORACLE, f"--callm-out={target}", "-k", "C2-E1", check=False)
     usage_error(proc, f"--callm-out={target}: a file, not a run directory")
 
 
-def test_callm_industries_naming_a_missing_folder_is_a_usage_error(tmp_path):
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-industries={tmp_path / 'nope'}", check=False)
+def test_callm_industries_naming_a_missing_folder_is_a_usage_error(project, tmp_path):
+    proc = run(project, ORACLE, f"--callm-industries={tmp_path / 'nope'}", check=False)
     usage_error(proc, f"--callm-industries={tmp_path / 'nope'}: no such folder")
 
 
@@ -183,19 +199,19 @@ time.sleep(120)
 """
 
 
-def test_a_second_run_into_a_folder_in_use_is_refused_and_a_dead_runs_lock_is_taken_over(tmp_path):
+def test_a_second_run_into_a_folder_in_use_is_refused_and_a_dead_runs_lock_is_taken_over(project, tmp_path):
     out = tmp_path / "run"
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+        proc = run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
         usage_error(proc, f"{out} is in use by another run (pid {holder.pid})")
         assert not (out / "manifest.json").exists()
     finally:
         holder.kill()  # as a killed run would: the lock file stays behind, naming a dead pid
         holder.wait()
     assert (out / ".lock").read_text().strip() == str(holder.pid)
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+    proc = run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
@@ -204,24 +220,22 @@ def folder_contents(folder: Path) -> dict[str, tuple[bytes, int]]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def started_run(out: Path) -> None:
+def started_run(project, out: Path) -> None:
     """A run folder as a run leaves it just after it opened: its manifest and nothing played yet."""
-    run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1")
-    import shutil
-
+    run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1")
     shutil.rmtree(out / "trajectories")
     for name in ("report.json", "report.html"):
         (out / name).unlink(missing_ok=True)
 
 
-def test_a_second_run_refused_while_the_first_plays_changes_nothing_in_its_folder(tmp_path):
+def test_a_second_run_refused_while_the_first_plays_changes_nothing_in_its_folder(project, tmp_path):
     out = tmp_path / "run"
-    started_run(out)
+    started_run(project, out)
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = folder_contents(out)
-        proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
+        proc = run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1", check=False)
         usage_error(proc, f"{out} is in use by another run (pid {holder.pid})")
         assert folder_contents(out) == before  # the first run's manifest above all
     finally:
@@ -229,11 +243,11 @@ def test_a_second_run_refused_while_the_first_plays_changes_nothing_in_its_folde
         holder.wait()
 
 
-def test_a_run_refused_for_other_settings_leaves_a_folder_that_holds_only_a_manifest_alone(tmp_path):
+def test_a_run_refused_for_other_settings_leaves_a_folder_that_holds_only_a_manifest_alone(project, tmp_path):
     out = tmp_path / "run"
-    started_run(out)
+    started_run(project, out)
     before = folder_contents(out)
-    proc = run(str(EXAMPLE_TASKS), ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=2", check=False)
+    proc = run(project, ORACLE, f"--callm-out={out}", "-k", "C2-E1", "--callm-attempts=2", check=False)
     usage_error(proc, "holds a run made with other settings or inputs (attempts)")
     assert folder_contents(out) == before
 
