@@ -332,12 +332,12 @@ def test_a_callm_serve_run_resumes_and_its_shards_merge_though_each_served_on_it
     serve_config(model_project)
     served = ("--callm-model=served", "--callm-serve", "--callm-attempts=1", "-p", "no:cacheprovider")
     out = tmp_path / "run"
-    model_project.runpytest_subprocess(*served, "-k", TASK, f"--callm-out={out}").assert_outcomes(passed=1)
+    model_project.runpytest(*served, "-k", TASK, f"--callm-out={out}").assert_outcomes(passed=1)
     base_url = json.loads((out / "manifest.json").read_text())["comparable"]["model_config"]["base_url"]
-    again = model_project.runpytest_subprocess(*served, "-k", TASK, f"--callm-resume={out}")
+    again = model_project.runpytest(*served, "-k", TASK, f"--callm-resume={out}")
     assert again.ret == 0 and "resumed in" in again.stdout.str(), output(again)
     for i in (1, 2):
-        model_project.runpytest_subprocess(*served, f"--callm-shard={i}/2", f"--callm-out={tmp_path / f's{i}'}")
+        model_project.runpytest(*served, f"--callm-shard={i}/2", f"--callm-out={tmp_path / f's{i}'}")
     shard_urls = {json.loads((tmp_path / f"s{i}" / "manifest.json").read_text())["comparable"]["model_config"]
                   ["base_url"] for i in (1, 2)}
     assert len(shard_urls | {base_url}) == 3  # three servers, three ports
@@ -540,7 +540,7 @@ def test_a_small_run_shows_each_call_as_it_plays(model_project, agent_server):
 
 def test_a_quiet_run_or_the_oracle_shows_no_call_as_it_plays(model_project):
     for args in (["--callm-model=local", "-q"], ["--callm-model=oracle"]):
-        result = model_project.runpytest_subprocess(*args, "-k", f"{TASK} and attempt-1")
+        result = model_project.runpytest(*args, "-k", f"{TASK} and attempt-1")
         result.assert_outcomes(passed=1)
         assert f"callm: vet_clinic/{TASK} attempt 1" not in result.stdout.str()
 
