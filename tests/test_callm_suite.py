@@ -72,29 +72,27 @@ def test_a_projects_own_pack_of_a_suite_name_wins_over_the_suites(tmp_path):
     assert registry.paths["legal"] == own and registry.paths["healthcare"].parent == benchmark_industries()
 
 
-def test_generated_tasks_written_anywhere_play_and_check_with_the_suites_packs(tmp_path):
+def test_generated_tasks_written_anywhere_play_and_check_with_the_suites_packs(pytester, capsys):
     """`callm generate` into a folder outside any project, then pytest and every `callm` command there:
-    each found `no industry pack named 'legal'` in the working directory before."""
-    import subprocess
-    import sys
+    each found `no industry pack named 'legal'` in the working directory before. The folder is
+    pytester's, the working directory of this test; the commands run in this process."""
+    from pytest_callm.cli import main as callm
 
-    def command(*args: str) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-        text = proc.stdout + proc.stderr
-        assert "no industry pack" not in text and "Traceback" not in text, text[-3000:]
-        return proc
-
-    def callm(*args: str) -> subprocess.CompletedProcess:
-        return command("pytest_callm.cli", *args)
+    def command(*args: str) -> None:
+        code = callm(list(args))
+        out, err = capsys.readouterr()
+        assert code == 0 and "no industry pack" not in out + err and "Traceback" not in out + err, (out + err)[-3000:]
 
     # One task: what is tested is where the packs are found, not the generator (test_generate.py).
-    assert callm("generate", "legal", "--n", "1", "--seed", "5", "--out", "gen", "--workers", "1").returncode == 0
-    played = command("pytest", "gen", ORACLE, "--callm-attempts=1", "-q", "-p", "no:cacheprovider")
-    assert played.returncode == 0 and "1 passed" in played.stdout, played.stdout[-2000:]
-    assert callm("split-check", "gen").returncode == 0
-    assert callm("lock", "--check", "gen").returncode == 0
-    assert callm("prove", "gen").returncode == 0
-    assert callm("lint", "--no-suite", "gen").returncode == 0  # the packs are found, and generated tasks are clean
+    command("generate", "legal", "--n", "1", "--seed", "5", "--out", "gen", "--workers", "1")
+    assert (pytester.path / "gen" / "legal").is_dir() and not (pytester.path / "industries").exists()
+    played = pytester.runpytest("gen", ORACLE, "--callm-attempts=1", "-q")
+    assert played.ret == 0 and "1 passed" in played.stdout.str(), played.stdout.str()[-2000:]
+    assert "no industry pack" not in played.stdout.str()
+    command("split-check", "gen")
+    command("lock", "--check", "gen")
+    command("prove", "gen")
+    command("lint", "--no-suite", "gen")  # the packs are found, and generated tasks are clean
 
 
 def test_a_suite_file_is_named_in_the_task_set_hash_as_in_a_checkout(tmp_path):
