@@ -87,13 +87,13 @@ def test_the_spoken_text_of_one_reply_is_cut_and_the_request_says_so(env):
 
 
 @pytest.fixture
-def spamming_project(pytester, openai_server):
+def spamming_project(pytester, openai_server, example_tools):
     openai_server.reset(caller=ScriptCaller(["What are your hours on Monday?", "Thanks, bye."]),
                         models=("agent-model", "caller-model"))
     openai_server.script({"tool_calls": [HOURS] * 40}, {"text": "We are open from eight to six."})
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS / "C2-E1", pytester.path / "tasks" / "vet_clinic" / "C2-E1")
-    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\ncallm_line = clean\n" + example_tools)
     (pytester.path / "models").mkdir()
     for name in ("agent", "caller"):
         (pytester.path / "models" / f"{name}.toml").write_text(

@@ -73,10 +73,10 @@ def test_a_full_call_through_caller_line_client_engine_and_tool_server(both_side
                for b in caller_bodies for m in b["messages"])
 
 
-def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, both_sides, monkeypatch):
+def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, both_sides, monkeypatch, example_tools):
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n" + example_tools)
     (pytester.path / "models").mkdir()
     for name, model in (("agent", "agent-model"), ("caller", "caller-model")):
         (pytester.path / "models" / f"{name}.toml").write_text(
@@ -89,10 +89,11 @@ def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, bot
 
 
 def agent_project(pytester, base_url: str, more: str = "") -> None:
-    """The example pack and tasks, and a model config `agent` on the scripted server (plus `more`)."""
+    """The example pack and tasks, and a model config `agent` on the scripted server (plus `more`), played
+    on the process's shared tool server (conftest.example_tools)."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini("[pytest]\ncallm_model_configs = models\n")
+    pytester.makeini(f"[pytest]\ncallm_model_configs = models\ncallm_tool_server = {shared_tool_server().url}\n")
     (pytester.path / "models").mkdir()
     (pytester.path / "models" / "agent.toml").write_text(
         f'model = "agent-model"\nbase_url = "{base_url}"\napi_key_env = ""\n{more}')

@@ -65,7 +65,7 @@ def test_an_untouched_state_costs_a_few_bytes(tmp_path, pack):
     assert len(json.dumps(on_disk["final_state_diff"])) < 200  # the seed's hash and one empty entry per table
 
 
-def test_a_played_final_state_loads_back_as_the_call_left_it(pytester, tmp_path):
+def test_a_played_final_state_loads_back_as_the_call_left_it(pytester, tmp_path, example_tools):
     """A Python task records the final state its call returned; the run directory gives back the same."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     task = json.loads((EXAMPLE_TASKS / "C2-M1" / "task.json").read_text())  # cancels and books: rows change
@@ -83,7 +83,7 @@ def test_it(callm_play, request):
         json.dump(call.final_state, f)
 ''')
     out = tmp_path / "run"
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n" + example_tools)
     pytester.runpytest("--callm-model=oracle", "--callm-attempts=2", f"--callm-out={out}") \
         .assert_outcomes(passed=2)
     for attempt in (1, 2):
