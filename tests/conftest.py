@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import faulthandler
 import json
 import os
 import re
@@ -137,13 +138,23 @@ def lean_pytest_runs():
         yield
 
 
+# Far past any test's time, on a loaded machine too: a test that takes longer hangs.
+HANG_GUARD_S = 600
+
+
 @pytest.fixture
 def pytester(pytester, monkeypatch):
     """pytest's own `pytester`, whose runs load no unused plugin either: it clears PYTEST_ADDOPTS for
     each test, and its runs then imported hypothesis again and again (in process, it takes what a run
-    imported out of sys.modules afterwards)."""
+    imported out of sys.modules afterwards).
+
+    A run in process has no timeout, as a run in a process of its own had: a test that hangs past
+    HANG_GUARD_S ends its worker with every thread's traceback (xdist reports the test failed and
+    starts another) instead of stalling the suite."""
     monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
-    return pytester
+    faulthandler.dump_traceback_later(HANG_GUARD_S, exit=True)
+    yield pytester
+    faulthandler.cancel_dump_traceback_later()
 
 
 def pytest_collection_modifyitems(config, items):
