@@ -88,30 +88,30 @@ def test_the_same_call_through_the_plugin_reports_recognizer_rates(pytester, bot
     assert "THE CALLER IS THE MODEL UNDER TEST" not in out
 
 
-def agent_project(pytester, base_url: str, more: str = "") -> None:
+def agent_project(pytester, base_url: str, tools: str, more: str = "") -> None:
     """The example pack and tasks, and a model config `agent` on the scripted server (plus `more`), played
-    on the process's shared tool server (conftest.example_tools)."""
+    on the tool server the ini line `tools` names (conftest.example_tools)."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini(f"[pytest]\ncallm_model_configs = models\ncallm_tool_server = {shared_tool_server().url}\n")
+    pytester.makeini("[pytest]\ncallm_model_configs = models\n" + tools)
     (pytester.path / "models").mkdir()
     (pytester.path / "models" / "agent.toml").write_text(
         f'model = "agent-model"\nbase_url = "{base_url}"\napi_key_env = ""\n{more}')
 
 
-def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester, both_sides):
-    agent_project(pytester, both_sides.base_url)
+def test_a_caller_model_that_is_the_model_under_test_is_flagged_loudly(pytester, both_sides, example_tools):
+    agent_project(pytester, both_sides.base_url, example_tools)
     result = pytester.runpytest("--callm-model=agent", "--callm-caller-model=agent", "-k", "C2-E1 and attempt-1")
     assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()
 
 
 def test_a_config_whose_caller_is_self_plays_both_sides_on_one_server_without_a_caller_key(
-        pytester, both_sides, monkeypatch):
+        pytester, both_sides, monkeypatch, example_tools):
     """A config's `caller = "self"` (the keyless local demo) is the caller when the run names none: the
     same server plays the caller, no caller key is asked for, the run says it is not a CALLM result
     and the manifest names who played the caller."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    agent_project(pytester, both_sides.base_url, 'caller = "self"\n')
+    agent_project(pytester, both_sides.base_url, example_tools, 'caller = "self"\n')
     result = pytester.runpytest("--callm-model=agent", "--callm-out=run", "-k", f"{TASK} and attempt-1")
     result.assert_outcomes(passed=1)
     assert "WARNING: THE CALLER IS THE MODEL UNDER TEST (agent-model)" in result.stdout.str()

@@ -13,20 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO, shared_tool_server
+from conftest import EXAMPLE_PACK, EXAMPLE_TASKS, REPO
 from pytest_callm.saved.rundir import RunDir
 
 ORACLE = "--callm-model=oracle"
-pytestmark = pytest.mark.usefixtures("runs_share_example_tools")  # every run here plays the example pack
-
-
 @pytest.fixture
-def project(pytester, tool_server):
+def project(pytester, example_tools):
     """The example pack and its tasks in a project of their own, whose runs play on this process's tool
-    server (conftest.shared_tool_server), as a team's runs share one."""
+    server (conftest.example_tools), as a team's runs share one."""
     shutil.copytree(EXAMPLE_PACK, pytester.path / "industries" / "vet_clinic")
     shutil.copytree(EXAMPLE_TASKS, pytester.path / "tasks" / "vet_clinic")
-    pytester.makeini(f"[pytest]\ncallm_tool_server = {tool_server.url}\n")
+    pytester.makeini("[pytest]\n" + example_tools)
     return pytester
 
 
@@ -41,9 +38,8 @@ def run(project, *args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 
 def run_in_repo(*args: str) -> subprocess.CompletedProcess:
-    """pytest with `args` as a process of its own in the repository, on this process's tool server."""
-    if any(a.startswith("--callm-model") for a in args):
-        args = (*args, f"--callm-tool-server={shared_tool_server().url}")
+    """pytest with `args` as a process of its own in the repository (on this process's tool server where
+    the test asks for `runs_share_example_tools`)."""
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=300)
     if proc.returncode not in (0, 1):
@@ -101,7 +97,7 @@ def test_rescoring_needs_every_selected_attempt_saved(project, tmp_path):
     assert "holds no complete trajectory of vet_clinic/C2-E2 attempt 1" in proc.stdout
 
 
-def test_a_killed_run_resumes_to_the_report_of_an_uninterrupted_run(tmp_path):
+def test_a_killed_run_resumes_to_the_report_of_an_uninterrupted_run(tmp_path, runs_share_example_tools):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(EXAMPLE_TASKS), ORACLE,
            "--callm-attempts=30", f"--callm-out={out}", "-n", "2"]
