@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from conftest import EXAMPLE_PACK, EXAMPLE_TASKS
 from pytest_callm.task.pack import PackError, load_pack
 from pytest_callm.toolserver.client import ToolServerError
 from pytest_callm.toolserver.in_process import InProcessTools
+from pytest_callm.toolserver.lanes import Lanes
 from pytest_callm.toolserver.server import CALL_ID_HEADER, ToolServer
 
 DANA = {"full_name": "Dana Whitfield", "phone": "5035550142"}
@@ -127,6 +129,26 @@ def test_a_tool_past_its_time_bound_is_the_tools_failure_in_the_envelope(hostile
             assert post(http, hostile_pack.name, uuid.uuid4().hex, "verify_owner", DANA).json()["ok"] is True
         finally:
             release(fifo)
+
+
+def test_hundreds_of_calls_in_flight_share_a_runner_thread_not_one_each():
+    """An RL environment plays hundreds of episodes at once. With a thread for each request in flight,
+    hundreds of threads contended for the GIL and a third of the tool server's CPU went to the kernel
+    handing it between them. The work runs on one runner thread in turn (a fresh one only when a piece
+    holds it past a few hundredths of a second, as a hung tool does above)."""
+    before, peak = threading.active_count(), [0]
+
+    def work() -> bool:
+        peak[0] = max(peak[0], threading.active_count())
+        time.sleep(0.001)  # lets the GIL go, as SQLite does
+        return True
+
+    async def play() -> list:
+        lanes = Lanes()
+        return await asyncio.gather(*(lanes.run(i, work) for i in range(300)))
+
+    assert asyncio.run(play()) == [True] * 300
+    assert peak[0] - before <= 4, f"{peak[0] - before} threads more for 300 calls in flight"
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")

@@ -126,7 +126,7 @@ class CallStore:
         self.keep_files = keep_files  # a finished call's file stays, for debugging (--callm-keep-calls)
         self._live: set[str] = set()  # the calls this store created or opened and has not removed
         self._recent: OrderedDict[str, sqlite3.Connection] = OrderedDict()
-        # The server runs each request in a thread of its own (lanes.py): the tables above change under this lock.
+        # The server runs each request off its event loop, on a runner thread (lanes.py): the tables above change under this lock.
         self._guard = threading.RLock()
         self.root = Path(root) / pack.name
         self.root.mkdir(parents=True, exist_ok=True)

@@ -7,8 +7,8 @@ server's route calls, over the same per-call databases (`CallStore`). The HTTP l
 leaves out: its routes, limits and errors are tested on their own (tests/test_toolserver.py), and
 every benchmark run still goes through it.
 
-What it keeps is where a call's work runs: in the server's lanes (lanes.py), a thread of its own per
-request within the tool time bound, never on the caller's event loop. A pack's tool that hangs (a
+What it keeps is where a call's work runs: in the server's lanes (lanes.py), on their runner thread
+within the tool time bound, never on the caller's event loop. A pack's tool that hangs (a
 lock, a network wait, a loop) would otherwise freeze the loop, and with it every episode an RL
 environment plays at once and the whole `callm prove`. Past the bound the call fails as it does
 behind the server, with the `ToolServerError` the client raises for the server's `tool_timed_out`:

@@ -1,13 +1,14 @@
-"""Where the tool server runs a call's work: in a thread of its own, one request of a call at a time,
+"""Where the tool server runs a call's work: off its event loop, one request of a call at a time,
 within a time bound.
 
 A tool is a pack's own code. Run on the server's event loop, one that hung (a lock, a network wait, a
-loop) froze every other call the server held, and their tools failed as infrastructure. Here each
-request's work runs in a fresh thread (a pool could be filled by hung tools; a thread costs tens of
-microseconds), and the loop only waits for it, so a slow tool delays its own call alone.
+loop) froze every other call the server held, and their tools failed as infrastructure. Here the work
+runs on a runner thread that hands its queue to a fresh thread when a piece takes long (`_Runner`),
+and the loop only waits for it, so a slow tool delays the others by a few hundredths of a second once,
+and its own call alone after that.
 
 One call's requests share its SQLite connection, so they take turns: each call has a lane, a lock held
-from the start of a request's work until its thread ends. A request that is not done within the bound
+from the start of a request's work until the work returns. A request that is not done within the bound
 (waiting for its turn included) is answered `LaneTimedOut`, the tool's failure; a thread that ran past
 it keeps its call's lane until it ends, so nothing else uses that call's connection meanwhile (later
 requests of that call time out in turn: the call is broken, and the engine plays it again).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,42 +42,74 @@ def _settle(future: asyncio.Future, result: Any, error: BaseException | None) ->
         future.set_result(result)
 
 
-class _Worker:
-    """A thread that runs one piece of work at a time, kept for the next one while it is idle: starting
-    a thread for every tool request cost more CPU than the tool. A worker held by a hung tool is simply
-    not idle; the next request gets another."""
+class _Runner:
+    """One thread running the server's work, one piece after another, that hands its queue on when a
+    piece holds it.
 
-    IDLE_S = 30.0  # an idle worker ends after this long
-    _idle: list["_Worker"] = []
+    A piece is a tool call, a fraction of a millisecond. A thread for each request in flight (the last
+    design) had hundreds of threads contending for the GIL when an RL environment played hundreds of
+    episodes at once: a third of the tool server's CPU went to the kernel, handing the GIL between
+    them. Here one thread runs every piece in turn. A piece still waiting after `HANDOFF_S` looks at
+    the runner: if the piece it runs has run that long (a slow or hung tool), a fresh thread takes the
+    queue over, and the held one ends once its piece returns. So a hung tool delays the others by
+    `HANDOFF_S` once, and holds only its own call (its lane) after that.
+    """
+
+    HANDOFF_S = 0.05
     _lock = threading.Lock()
+    _current: "_Runner | None" = None
 
     def __init__(self) -> None:
-        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[tuple[Callable[[], None], list]] = queue.SimpleQueue()
+        self.since: float | None = None  # when the piece it runs started; None while it waits
+        self.retired = False
         threading.Thread(target=self._serve, name="callm-tool", daemon=True).start()
 
     @classmethod
-    def run(cls, job: Callable[[], None]) -> None:
+    def submit(cls, job: Callable[[], None]) -> list:
+        """Queue `job`; the returned list becomes non-empty when a thread starts it."""
+        started: list = []
         with cls._lock:
-            worker = cls._idle.pop() if cls._idle else None
-        (worker or cls()).jobs.put(job)
+            if cls._current is None:
+                cls._current = cls()
+            cls._current.jobs.put((job, started))
+        return started
+
+    @classmethod
+    def waiting(cls, started: list) -> bool:
+        """Whether the job of `started` still waits, after handing the queue to a fresh runner if the
+        current one has run its piece for HANDOFF_S (a queue of quick pieces is simply left to run)."""
+        with cls._lock:
+            if started:
+                return False
+            held = cls._current
+            if held is not None and held.since is not None and time.monotonic() - held.since >= cls.HANDOFF_S:
+                cls._current = cls()
+                held.retired = True
+                while True:
+                    try:
+                        cls._current.jobs.put(held.jobs.get_nowait())
+                    except queue.Empty:
+                        break
+            return True
 
     def _serve(self) -> None:
         while True:
-            try:
-                job = self.jobs.get(timeout=self.IDLE_S)
-            except queue.Empty:
-                with self._lock:
-                    if self in self._idle:  # else it was just handed a job: take it
-                        self._idle.remove(self)
-                        return
-                continue
-            job()
+            job, started = self.jobs.get()
             with self._lock:
-                self._idle.append(self)
+                if self.retired:  # handed on while this one waited: the new runner takes the piece
+                    _Runner._current.jobs.put((job, started))
+                    return
+                started.append(True)
+                self.since = time.monotonic()
+            job()
+            self.since = None
+            if self.retired:
+                return
 
 
-def in_own_thread(work: Callable[[], T]) -> asyncio.Future:
-    """`work()` run in a thread of its own (an idle one kept from earlier work, or a new one); its
+def off_the_loop(work: Callable[[], T]) -> asyncio.Future:
+    """`work()` run on the runner thread (a fresh one when the runner is held past HANDOFF_S); its
     result (or exception, SystemExit included) on the returned future."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
@@ -90,12 +124,20 @@ def in_own_thread(work: Callable[[], T]) -> asyncio.Future:
         except RuntimeError:
             pass  # the server's loop is closed: it stopped, no one waits for this any more
 
-    _Worker.run(run)
+    started = _Runner.submit(run)
+    check = [None]  # the pending look at the runner, cancelled once the work is done
+
+    def look() -> None:
+        if _Runner.waiting(started):
+            check[0] = loop.call_later(_Runner.HANDOFF_S, look)
+
+    check[0] = loop.call_later(_Runner.HANDOFF_S, look)
+    future.add_done_callback(lambda _: check[0].cancel())
     return future
 
 
 class Lanes:
-    """One lane per call (any hashable key): its requests' work runs one at a time, each in its own thread."""
+    """One lane per call (any hashable key): its requests' work runs one at a time, off the loop."""
 
     def __init__(self, bound_s: float = TOOL_TIME_BOUND_S):
         self.bound_s = bound_s
@@ -110,7 +152,7 @@ class Lanes:
         return key in self._lanes
 
     async def run(self, key: Any, work: Callable[[], T]) -> T:
-        """`work()` in its own thread once the call's earlier requests are done; LaneTimedOut past the bound."""
+        """`work()` off the loop once the call's earlier requests are done; LaneTimedOut past the bound."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.bound_s
         lane = self._lanes.setdefault(key, [asyncio.Lock(), 0])
@@ -126,12 +168,12 @@ class Lanes:
         except BaseException:  # the request was cancelled (its client went away) while it waited its turn
             self._leave(key, lane)
             raise
-        future = in_own_thread(work)
-        # The request waits on its own future, settled by the thread's or by the bound's timer: a request
-        # that gives up (timed out, or cancelled) leaves the thread's future, and the lane, to the thread.
+        future = off_the_loop(work)
+        # The request waits on its own future, settled by the work's or by the bound's timer: a request
+        # that gives up (timed out, or cancelled) leaves the work's future, and the lane, to the work.
         waiting = loop.create_future()
 
-        def done(f: asyncio.Future) -> None:  # the thread ended: the lane is free again
+        def done(f: asyncio.Future) -> None:  # the work returned: the lane is free again
             if not f.cancelled():
                 f.exception()  # retrieved here too: a request that timed out no longer waits for it
             lane[0].release()

@@ -143,7 +143,7 @@ def create_app(packs: dict[str, Pack], data_dir: Path, mounts: Iterable[Mount] =
     """The app. With `token`, the call routes (`/packs/...`) answer only requests carrying it in
     `TOKEN_HEADER` (403 otherwise); `/health` and mounted routes check their own callers. With
     `keep_files`, removing a call closes it and leaves its file in `data_dir`. A call's work runs in
-    its lane (lanes.py): a thread of its own, within `tool_time_bound_s`."""
+    its lane (lanes.py): off the event loop, within `tool_time_bound_s`."""
     stores = {name: CallStore(pack, data_dir, max_live_calls, keep_files) for name, pack in packs.items()}
     lanes = Lanes(tool_time_bound_s)
 
