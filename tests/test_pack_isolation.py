@@ -151,6 +151,24 @@ def test_hundreds_of_calls_in_flight_share_a_runner_thread_not_one_each():
     assert peak[0] - before <= 4, f"{peak[0] - before} threads more for 300 calls in flight"
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_process_runs_its_calls_work_on_a_runner_of_its_own():
+    """A trainer may fork after using an environment: the parent's runner thread is not in the child."""
+    async def pid_in_lane() -> int:
+        return await asyncio.wait_for(Lanes().run("call", os.getpid), 60)
+
+    assert asyncio.run(pid_in_lane()) == os.getpid()  # the parent has a runner now
+    child = os.fork()
+    if child == 0:  # the child: exit 0 only if its work ran, in the child
+        ok = False
+        try:
+            ok = asyncio.run(pid_in_lane()) == os.getpid()
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_in_process_a_tool_past_its_time_bound_is_the_tools_failure_and_other_calls_go_on(hostile_pack, tmp_path):
     """The tools run in this process (`callm prove`, `callm generate`, the RL environments with

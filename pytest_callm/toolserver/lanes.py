@@ -17,6 +17,7 @@ requests of that call time out in turn: the call is broken, and the engine plays
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import threading
 import time
@@ -106,6 +107,15 @@ class _Runner:
             self.since = None
             if self.retired:
                 return
+
+    @classmethod
+    def _forget(cls) -> None:
+        """In a forked child: the parent's runner thread is not there, so the next piece starts a new one."""
+        cls._lock, cls._current = threading.Lock(), None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_Runner._forget)
 
 
 def off_the_loop(work: Callable[[], T]) -> asyncio.Future:
