@@ -12,30 +12,15 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-import aiohttp  # noqa: F401  (see below)
-import httpcore2  # noqa: F401
 import httpx
-import httpx2  # noqa: F401
-import jinja2  # noqa: F401
 import pytest
 
 from pytest_callm import gc_pace
 from pytest_callm.task.pack import load_pack
 from pytest_callm.task.task_file import build_task, read_task_json
-from pytest_callm.toolserver.server import ToolServer
+from pytest_callm.toolserver.process import ToolServer  # not server.py's re-export: FastAPI stays unimported
 
 pytest_plugins = ["pytester"]
-# The openai SDK's HTTP stack is imported here, before any in-process pytester run: such a run takes
-# modules it imported out of sys.modules again, and a later import made a second httpcore2 whose
-# errors httpx2 (holding the first one's classes) no longer mapped, so a dropped stream or a timeout
-# in a later test escaped as a raw httpcore2 error. So are the modules a run imports only when it
-# needs them (the tool client's aiohttp, the model client's openai, the report's pages): else every
-# in-process run imported them again, about half a second of CPU a run.
-import pytest_callm.model.client  # noqa: E402,F401
-import pytest_callm.report.compare  # noqa: E402,F401
-import pytest_callm.report.report_html  # noqa: E402,F401
-import pytest_callm.saved.reader  # noqa: E402,F401
-import pytest_callm.task.task_records  # noqa: E402,F401
 
 REPO = Path(__file__).resolve().parent.parent
 # pytester gives each run it starts a HOME of its own (a fresh folder per test), and with it a fresh
@@ -142,8 +127,30 @@ def lean_pytest_runs():
 HANG_GUARD_S = 600
 
 
+@pytest.fixture(scope="session")
+def _imported_before_runs():
+    """The openai SDK's HTTP stack, imported before any in-process pytester run: such a run takes
+    modules it imported out of sys.modules again, and a later import made a second httpcore2 whose
+    errors httpx2 (holding the first one's classes) no longer mapped, so a dropped stream or a timeout
+    in a later test escaped as a raw httpcore2 error. So are the modules a run imports only when it
+    needs them (the tool client's aiohttp, the model client's openai, the report's pages): else every
+    in-process run imported them again, about half a second of CPU a run. A session fixture of
+    `pytester`, not imports of this file: a pytest run of tests/ that starts no pytester (the suite
+    order's own checks, each worker of theirs) spends no second on them."""
+    import aiohttp  # noqa: F401
+    import httpcore2  # noqa: F401
+    import httpx2  # noqa: F401
+    import jinja2  # noqa: F401
+
+    import pytest_callm.model.client  # noqa: F401
+    import pytest_callm.report.compare  # noqa: F401
+    import pytest_callm.report.report_html  # noqa: F401
+    import pytest_callm.saved.reader  # noqa: F401
+    import pytest_callm.task.task_records  # noqa: F401
+
+
 @pytest.fixture
-def pytester(pytester, monkeypatch):
+def pytester(_imported_before_runs, pytester, monkeypatch):
     """pytest's own `pytester`, whose runs load no unused plugin either: it clears PYTEST_ADDOPTS for
     each test, and its runs then imported hypothesis again and again (in process, it takes what a run
     imported out of sys.modules afterwards).
