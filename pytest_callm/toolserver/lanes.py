@@ -51,9 +51,12 @@ class _Runner:
     design) had hundreds of threads contending for the GIL when an RL environment played hundreds of
     episodes at once: a third of the tool server's CPU went to the kernel, handing the GIL between
     them. Here one thread runs every piece in turn. A piece still waiting after `HANDOFF_S` looks at
-    the runner: if the piece it runs has run that long (a slow or hung tool), a fresh thread takes the
-    queue over, and the held one ends once its piece returns. So a hung tool delays the others by
-    `HANDOFF_S` once, and holds only its own call (its lane) after that.
+    the runner, and again every `HANDOFF_S` until it starts: if the piece the runner runs has run that
+    long (a slow or hung tool), a fresh thread takes the queue over, and the held one ends once its piece
+    returns. So a hung tool delays the others by at most twice `HANDOFF_S`, once, and holds only its own
+    call (its lane) after that. Pieces are meant to be quick (a tool is a few SQLite statements): ones
+    that each run tens of milliseconds, just under `HANDOFF_S`, take turns rather than run side by side,
+    and the time a piece waits in the queue counts against its request's bound.
     """
 
     HANDOFF_S = 0.05
@@ -83,7 +86,7 @@ class _Runner:
         with cls._lock:
             if started:
                 return False
-            held = cls._current
+            held = cls._current  # its `since` is set and cleared under this lock: read once, it stays
             if held is not None and held.since is not None and time.monotonic() - held.since >= cls.HANDOFF_S:
                 cls._current = cls()
                 held.retired = True
@@ -104,9 +107,10 @@ class _Runner:
                 started.append(True)
                 self.since = time.monotonic()
             job()
-            self.since = None
-            if self.retired:
-                return
+            with self._lock:  # either a look retired this one first, and it ends, or it is seen idle
+                self.since = None
+                if self.retired:
+                    return
 
     @classmethod
     def _forget(cls) -> None:
@@ -138,8 +142,12 @@ def off_the_loop(work: Callable[[], T]) -> asyncio.Future:
     check = [None]  # the pending look at the runner, cancelled once the work is done
 
     def look() -> None:
-        if _Runner.waiting(started):
-            check[0] = loop.call_later(_Runner.HANDOFF_S, look)
+        again = True
+        try:
+            again = _Runner.waiting(started)
+        finally:  # a look that failed (no thread could start) looks again: the piece must not be forgotten
+            if again:
+                check[0] = loop.call_later(_Runner.HANDOFF_S, look)
 
     check[0] = loop.call_later(_Runner.HANDOFF_S, look)
     future.add_done_callback(lambda _: check[0].cancel())
