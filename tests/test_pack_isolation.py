@@ -43,6 +43,11 @@ def wait_for(ctx: ToolContext, note: str) -> dict:
 @tools.tool
 def exit_now(ctx: ToolContext, note: str) -> dict:
     _sys.exit(note)
+
+
+@tools.tool
+def interrupt_now(ctx: ToolContext, note: str) -> dict:
+    raise KeyboardInterrupt(note)
 '''
 
 
@@ -64,10 +69,11 @@ def hostile_pack(tmp_path_factory):
     root = copy_pack(tmp_path_factory.mktemp("packs"), "hostile_clinic")
     with open(root / "tools.py", "a", encoding="utf-8") as f:
         f.write(HOSTILE_TOOLS)
-    tools = json.loads((root / "tools.json").read_text()) + [note_tool("wait_for"), note_tool("exit_now")]
+    tools = json.loads((root / "tools.json").read_text()) + [note_tool("wait_for"), note_tool("exit_now"),
+                                                          note_tool("interrupt_now")]
     (root / "tools.json").write_text(json.dumps(tools))
     blueprint = json.loads((root / "agent_blueprint.json").read_text())
-    blueprint["agents"]["records"]["tools"] += ["wait_for", "exit_now"]
+    blueprint["agents"]["records"]["tools"] += ["wait_for", "exit_now", "interrupt_now"]
     (root / "agent_blueprint.json").write_text(json.dumps(blueprint))
     return load_pack(root)
 
@@ -219,6 +225,19 @@ def test_sys_exit_in_a_tool_is_a_crash_in_the_envelope_and_the_server_serves_on(
         assert body["ok"] is False and body["error_code"] == "tool_crashed"
         assert "hostile_clinic.exit_now called sys.exit('bye')" in body["caller_safe_message"]
         assert post(http, hostile_pack.name, call_id, "verify_owner", DANA).json()["ok"] is True
+
+
+def test_a_keyboard_interrupt_raised_by_a_tool_is_its_crash_and_the_server_serves_on(hostile_pack):
+    """A real Ctrl-C reaches the main thread; one raised in a tool's thread is the pack's own code."""
+    call_id = uuid.uuid4().hex
+    with served(hostile_pack) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        r = post(http, hostile_pack.name, call_id, "interrupt_now", {"note": "stop"})
+        assert r.status_code == 500, r.text
+        body = r.json()
+        assert body["ok"] is False and body["error_code"] == "tool_crashed"
+        assert "hostile_clinic.interrupt_now raised KeyboardInterrupt" in body["caller_safe_message"]
+        assert post(http, hostile_pack.name, call_id, "verify_owner", DANA).json()["ok"] is True
+        assert http.get("/health").status_code == 200
 
 
 def test_sys_exit_in_tools_py_is_the_packs_problem_not_the_runs_end(pytester):

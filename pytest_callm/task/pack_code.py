@@ -16,11 +16,14 @@ from typing import Any
 
 
 class PackCodeExited(RuntimeError):
-    """A pack's own code called sys.exit() (raised SystemExit): the pack's failure, like any exception
+    """A pack's own code called sys.exit() (raised SystemExit), or raised KeyboardInterrupt where no
+    Ctrl-C can arrive (a tool, in the thread that runs tools): the pack's failure, like any exception
     of its code, never the end of the process that ran it (a run, a tool server, `callm prove`)."""
 
     @classmethod
-    def of(cls, what: str, exit: SystemExit) -> "PackCodeExited":
+    def of(cls, what: str, exit: SystemExit | KeyboardInterrupt) -> "PackCodeExited":
+        if isinstance(exit, KeyboardInterrupt):
+            return cls(f"{what} raised KeyboardInterrupt" + (f": {exit}" if str(exit) else ""))
         return cls(f"{what} called sys.exit({exit.code!r})")
 
 

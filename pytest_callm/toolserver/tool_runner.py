@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from typing import Any
 
 from pytest_callm.front_desk import TOKENS_TABLE
@@ -101,6 +102,11 @@ def run_tool(pack: Pack, store: CallStore, call_id: str, name: str, arguments: A
         except SystemExit as e:  # the pack's failure, like any crash of its code: never the server's end
             db.execute("ROLLBACK")
             raise PackCodeExited.of(f"{pack.name}.{name}", e) from None
+        except KeyboardInterrupt as e:
+            db.execute("ROLLBACK")
+            if threading.current_thread() is threading.main_thread():
+                raise  # a Ctrl-C: the person's, not the pack's
+            raise PackCodeExited.of(f"{pack.name}.{name}", e) from None  # tools run off the main thread: the pack's
         except BaseException:
             db.execute("ROLLBACK")
             raise
