@@ -154,7 +154,9 @@ def test_hundreds_of_calls_in_flight_share_a_runner_thread_not_one_each():
         return await asyncio.gather(*(lanes.run(i, work) for i in range(300)))
 
     assert asyncio.run(play()) == [True] * 300
-    assert peak[0] - before <= 4, f"{peak[0] - before} threads more for 300 calls in flight"
+    # A thread a request took 47 more here; on a loaded machine a piece held past the hand-off by the
+    # scheduler adds one for a moment: a margin, far below one each.
+    assert peak[0] - before <= 12, f"{peak[0] - before} threads more for 300 calls in flight"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
