@@ -4,13 +4,13 @@ within a time bound.
 A tool is a pack's own code. Run on the server's event loop, one that hung (a lock, a network wait, a
 loop) froze every other call the server held, and their tools failed as infrastructure. Here the work
 runs on a runner thread that hands its queue to a fresh thread when a piece takes long (`_Runner`),
-and the loop only waits for it, so a slow tool delays the others by a few hundredths of a second once,
+and the loop only waits for it, so a hung tool delays the others by a tenth of a second at most, once,
 and its own call alone after that.
 
 One call's requests share its SQLite connection, so they take turns: each call has a lane, a lock held
 from the start of a request's work until the work returns. A request that is not done within the bound
-(waiting for its turn included) is answered `LaneTimedOut`, the tool's failure; a thread that ran past
-it keeps its call's lane until it ends, so nothing else uses that call's connection meanwhile (later
+(waiting for its turn included) is answered `LaneTimedOut`, the tool's failure; a piece that ran past
+it keeps its call's lane until it returns, so nothing else uses that call's connection meanwhile (later
 requests of that call time out in turn: the call is broken, and the engine plays it again).
 """
 
