@@ -113,6 +113,23 @@ def test_a_pack_is_loaded_again_only_when_a_file_changed_and_a_broken_one_fails_
         broken(pack_dir)
 
 
+def test_the_tool_servers_load_leaves_out_only_what_scoring_reads(pack_dir):
+    """`scoring=False` (the tool server's load) reads no rules.json or words.json: the same tools,
+    schemas and seed, none of the words; a full load after it is whole, and a pack whose rules are
+    broken still fails every full load (the run that scores reports it)."""
+    full = load_pack(pack_dir)
+    tools_only = load_pack(pack_dir, scoring=False)
+    assert tools_only is full  # a whole pack loaded already serves tools as well
+    assert full.words != type(full.words)() and full.refusals
+    (pack_dir / "rules.json").write_text("{ not json", encoding="utf-8")
+    served = load_pack(pack_dir, scoring=False)
+    assert served is not full and served.words == type(full.words)() and not served.refusals
+    assert served.tools == full.tools and set(served.validators) == set(full.validators)
+    assert (served.schema_sql, served.seed_sql) == (full.schema_sql, full.seed_sql)
+    assert "rules.json" in str(broken(pack_dir))
+    assert load_pack(pack_dir, scoring=False) is served
+
+
 def test_missing_prompt_file_is_reported(pack_dir):
     (pack_dir / "prompts" / "records.md").unlink()
     err = broken(pack_dir)

@@ -444,7 +444,7 @@ def _parse_clock(raw: Any, problems: list[str]) -> dt.datetime:
 # test suite loaded the same pack thousands of times (a registry per test, a stand-in agent per case):
 # a tenth of its CPU. A pack whose files changed is read again; a pack with problems is never kept, so
 # its error is reported every time.
-_LOADED: dict[tuple[Path, Path, bytes], Pack] = {}
+_LOADED: dict[tuple, Pack] = {}  # (folder as named, resolved, fingerprint[, "tools only"])
 _LOADED_LOCK = threading.Lock()
 _KEEP = 16  # folders; a test run makes many packs of its own, each loaded a few times
 
@@ -461,17 +461,25 @@ def _fingerprint(pack_dir: Path) -> bytes:
     return digest.digest()
 
 
-def load_pack(pack_dir: Path) -> Pack:
+def load_pack(pack_dir: Path, *, scoring: bool = True) -> Pack:
     """The pack in `pack_dir`, checked (raises PackError listing every problem); loaded once per
-    process for as long as its files stay the same."""
+    process for as long as its files stay the same.
+
+    `scoring=False`: without what only the verifier reads (words.json and rules.json's refusals, left
+    empty and unchecked), for the tool server, which serves tools and never scores. Compiling the
+    words' patterns was half of loading the shipped packs, about 0.3 s of CPU at every tool server's
+    start; the run that scores loads the whole pack and reports its problems."""
     pack_dir = Path(pack_dir)
     try:
         key = (pack_dir, pack_dir.resolve(), _fingerprint(pack_dir))  # as named too: a pack keeps its root
     except OSError:  # unreadable: the full load says which file and why
-        return _load_pack(pack_dir)
+        return _load_pack(pack_dir, scoring)
     pack = _LOADED.get(key)
+    if pack is None and not scoring:
+        key = (*key, "tools only")
+        pack = _LOADED.get(key)
     if pack is None:
-        pack = _load_pack(pack_dir)
+        pack = _load_pack(pack_dir, scoring)
         with _LOADED_LOCK:  # a run's threads may load packs at once
             for older in [k for k in _LOADED if k[:2] == key[:2]]:  # this folder's earlier contents
                 del _LOADED[older]
@@ -481,7 +489,7 @@ def load_pack(pack_dir: Path) -> Pack:
     return pack
 
 
-def _load_pack(pack_dir: Path) -> Pack:
+def _load_pack(pack_dir: Path, for_scoring: bool = True) -> Pack:
     name = pack_dir.name
     problems: list[str] = []
 
@@ -627,9 +635,11 @@ def _load_pack(pack_dir: Path) -> Pack:
                             "(known: today, time, calendar)")
         agents[agent.name] = Agent(agent.name, text, agent.tools)
 
-    words = load_words(pack_dir, set(tools), set(agents), problems, columns,
-                       lambda table, column: _seed_column(schema_sql, seed_sql, table, column))
-    refusals = load_refusals(pack_dir, problems)
+    words, refusals = WordsSpec(), {}
+    if for_scoring:
+        words = load_words(pack_dir, set(tools), set(agents), problems, columns,
+                           lambda table, column: _seed_column(schema_sql, seed_sql, table, column))
+        refusals = load_refusals(pack_dir, problems)
     if problems:
         raise PackError(pack_dir, problems)
 

@@ -307,7 +307,7 @@ def serve(pack_dirs: list[Path], port: int = 0, announce=print, watch_stdin: boo
 
     packs = {}
     for d in pack_dirs:
-        pack = load_pack(Path(d))
+        pack = load_pack(Path(d), scoring=False)  # a tool server never scores: no words compiled
         packs[pack.name] = pack
     keep_files = data_dir is not None
     with ScratchDir(data_dir) as data_dir:
