@@ -7,8 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from pytest_callm.task import tool_schemas
 from pytest_callm.task.pack import PackError, PackRegistry, discover_packs, load_pack
 
 EXAMPLE_PACK = Path(__file__).resolve().parent.parent / "examples" / "industries" / "vet_clinic"
@@ -204,6 +206,31 @@ def test_parameters_that_are_not_valid_json_schema_are_reported(pack_dir):
     assert len(err.problems) == 1
     assert err.problems[0].startswith("tools.json: parameters of 'check_clinic_hours' are not valid JSON Schema:")
     assert "strng" in err.problems[0]
+
+
+def test_a_schema_found_valid_once_is_not_checked_again_and_an_invalid_one_always_is(pack_dir, tmp_path, monkeypatch):
+    """The meta-schema check (slow in jsonschema) runs once per schema on a machine: the digests of the
+    schemas found valid are kept in the user's cache. One never found valid is checked, and reported,
+    at every load."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    checked = []
+    real_check = jsonschema.Draft202012Validator.check_schema
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema",
+                        classmethod(lambda cls, schema, **kw: (checked.append(schema), real_check(schema, **kw))))
+    tools = len(json.loads((pack_dir / "tools.json").read_text(encoding="utf-8")))
+    load_pack(pack_dir)
+    assert len(checked) == tools and list((tmp_path / "cache" / "pytest-callm").glob("tool-schemas-*.marshal"))
+    checked.clear()
+    edit_json(pack_dir / "tools.json", lambda t: tool_entry(t, "check_clinic_hours")
+              ["function"]["parameters"]["properties"]["day"].update(type="strng"))
+    for _ in range(2):  # a fresh load each time (the pack failed): only the changed schema is checked
+        assert "strng" in broken(pack_dir).problems[0]
+        assert len(checked) == 1 and checked.pop()["properties"]["day"]["type"] == "strng"
+    tool_schemas._valid.clear()  # another process: it reads the kept digests from the cache file
+    edit_json(pack_dir / "tools.json", lambda t: tool_entry(t, "check_clinic_hours")
+              ["function"]["parameters"]["properties"]["day"].update(type="string"))
+    load_pack(pack_dir)
+    assert checked == []
 
 
 def test_scoring_naming_a_missing_parameter_is_reported(pack_dir):

@@ -34,6 +34,7 @@ from pytest_callm.normalize import money as money_kind
 from pytest_callm.task.pack_code import PackCodeExited, import_pack_file, inside_pack  # noqa: F401  (importable from here)
 from pytest_callm.toolkit import ToolRegistry
 from pytest_callm.task.refusals import Refusal, load_refusals
+from pytest_callm.task.tool_schemas import schema_errors
 from pytest_callm.task.words_spec import WordsSpec, load_words
 
 BLUEPRINT = "agent_blueprint.json"
@@ -417,17 +418,16 @@ def _import_tools(pack_dir: Path, name: str, problems: list[str]) -> ToolRegistr
 def _tool_entries(raw: list[dict], problems: list[str]) -> dict[str, tuple[dict, dict]]:
     """name -> (OpenAI schema, scoring metadata)."""
     out: dict[str, tuple[dict, dict]] = {}
+    parameters: list[tuple[str, Any]] = []
     for entry in raw:
         fn = entry["function"]
         name = fn["name"]
         if name in out:
             problems.append(f"tools.json declares {name!r} twice")
-        params = fn.get("parameters", {"type": "object", "properties": {}})
-        try:
-            jsonschema.Draft202012Validator.check_schema(params)
-        except jsonschema.SchemaError as e:
-            problems.append(f"tools.json: parameters of {name!r} are not valid JSON Schema: {e.message}")
+        parameters.append((name, fn.get("parameters", {"type": "object", "properties": {}})))
         out[name] = ({"type": "function", "function": dict(fn)}, entry.get("scoring") or {})
+    for name, error in schema_errors(parameters):
+        problems.append(f"tools.json: parameters of {name!r} are not valid JSON Schema: {error}")
     return out
 
 
