@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +48,50 @@ def write(path: Path, value: Any) -> None:
                 old.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+class Passed:
+    """Digests of the inputs a deterministic check passed, kept for every later process of this user:
+    a check that takes a noticeable time (a schema check) runs once per input on a machine.
+
+    `identity` names the check: everything its answer depends on (the code and schema that check, the
+    checker's release). Another identity is another file, so a changed check never trusts an old pass.
+    A failure is never kept: it is checked, and reported, every time.
+    """
+
+    KEEP = 8192  # digests; past it, an arbitrary half is forgotten (and checked again when met)
+
+    def __init__(self, prefix: str, identity: Callable[[], bytes]):
+        self.prefix, self.identity = prefix, identity
+        self._identity: bytes | None = None
+        self._lock = threading.Lock()
+        self._known: dict[Path, set[bytes]] = {}  # by file: XDG_CACHE_HOME may change (the tests do)
+
+    def _file(self) -> Path:
+        if self._identity is None:
+            self._identity = self.identity()
+        return cache_file(self.prefix, self._identity)
+
+    def __contains__(self, digest: bytes) -> bool:
+        path = self._file()
+        with self._lock:
+            if path not in self._known:
+                kept = read(path)
+                self._known[path] = {d for d in kept if isinstance(d, bytes)} if isinstance(kept, list) else set()
+            return digest in self._known[path]
+
+    def add(self, digests: Iterable[bytes]) -> None:
+        """Remember these passes, here and in the cache file."""
+        digests = set(digests)
+        if not digests:
+            return
+        path = self._file()
+        with self._lock:
+            known = self._known.setdefault(path, set())
+            if digests <= known:
+                return
+            known |= digests
+            if len(known) > self.KEEP:
+                for old in list(known)[: len(known) - self.KEEP // 2]:
+                    known.discard(old)
+            write(path, sorted(known))

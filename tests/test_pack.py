@@ -226,7 +226,7 @@ def test_a_schema_found_valid_once_is_not_checked_again_and_an_invalid_one_alway
     for _ in range(2):  # a fresh load each time (the pack failed): only the changed schema is checked
         assert "strng" in broken(pack_dir).problems[0]
         assert len(checked) == 1 and checked.pop()["properties"]["day"]["type"] == "strng"
-    tool_schemas._valid.clear()  # another process: it reads the kept digests from the cache file
+    tool_schemas.PASSED._known.clear()  # another process: it reads the kept digests from the cache file
     edit_json(pack_dir / "tools.json", lambda t: tool_entry(t, "check_clinic_hours")
               ["function"]["parameters"]["properties"]["day"].update(type="string"))
     load_pack(pack_dir)

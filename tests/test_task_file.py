@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_callm.task import task_file
 from pytest_callm.task.task_file import TaskError, build_task, industry_of, read_task_json
 
 EXAMPLE_TASKS = Path(__file__).resolve().parent.parent / "examples" / "tasks" / "vet_clinic"
@@ -108,14 +109,23 @@ def test_missing_required_field_names_its_json_path(tmp_path):
     assert err.problems == ["$: 'intent' is a required property"]
 
 
-def test_a_file_read_again_after_it_changed_is_checked_again_and_a_bad_one_every_time(tmp_path):
-    """A text found valid is not checked twice in a process (a run reads each task file several times);
-    the same path with another text is, and a failure is reported at every read."""
+def test_a_file_read_again_after_it_changed_is_checked_again_and_a_bad_one_every_time(tmp_path, monkeypatch):
+    """A text found valid is not checked twice on a machine (a run reads each task file several times,
+    each xdist worker collects the suite): not by this process, nor by a later one, which finds it in
+    the user's cache. The same path with another text is checked, and a failure at every read."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    checked = []
+    monkeypatch.setattr(task_file, "validate_task_data", lambda where, data: checked.append(where) or data)
     data = example("C2-E1")
     path = write(tmp_path, data)
     first = read_task_json(path)
     first["intent"] = "changed by its reader"
     assert read_task_json(path) == data  # a fresh copy each read, never one a reader changed
+    assert len(checked) == 1
+    task_file.VALID_TEXTS._known.clear()  # a later process: it reads what was kept
+    read_task_json(path)
+    assert len(checked) == 1
+    monkeypatch.undo()
     del data["intent"]
     write(tmp_path, data)
     for _ in range(2):

@@ -11,12 +11,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from pytest_callm import user_cache
 from pytest_callm.task.pack import Pack, PackRegistry
 from pytest_callm.toolkit import result_status
 
@@ -113,11 +114,22 @@ def _json_path(parts) -> str:
     return out
 
 
-# Digests of the task texts this process has found valid. One run reads each task file several times
-# (collection, the attempt, its task page, the report), and the schema check was nine tenths of a read:
-# a text checked once is not checked again. A changed file is a new text, so it is checked; a failure is
-# never remembered, so it is reported every time.
-_VALID_TEXTS: set[bytes] = set()
+def _checker() -> bytes:
+    """What a task text's check depends on: the schema, the code that checks (this module), the checker."""
+    try:
+        release = metadata.version("jsonschema")
+    except metadata.PackageNotFoundError:
+        release = "unknown"
+    schema = resources.files("pytest_callm.task").joinpath("schemas/task.schema.json").read_bytes()
+    return b"\0".join([schema, Path(__file__).read_bytes(), f"jsonschema {release}".encode()])
+
+
+# The task texts found valid, on this machine. A run reads each task file several times (collection,
+# the attempt, its task page, the report), every xdist worker collects the whole suite, and the schema
+# check was nine tenths of a read (about 0.4 s of CPU for the 180 tasks): a text checked once is not
+# checked again, by this process or a later one. A changed file is a new text, so it is checked; a
+# failure is never remembered, so it is reported every time.
+VALID_TEXTS = user_cache.Passed("task-texts", _checker)
 
 
 def read_task_json(path: Path) -> dict[str, Any]:
@@ -131,13 +143,13 @@ def read_task_json(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise TaskError(path, ["nested too deeply to read (a task file is a few levels deep)"]) from None
     digest = hashlib.blake2b(raw, digest_size=16).digest()
-    if digest in _VALID_TEXTS:
+    if digest in VALID_TEXTS:
         return data
     try:
         data = validate_task_data(path, data)
     except RecursionError:
         raise TaskError(path, ["nested too deeply to check (a task file is a few levels deep)"]) from None
-    _VALID_TEXTS.add(digest)
+    VALID_TEXTS.add([digest])
     return data
 
 
