@@ -13,30 +13,41 @@ import hashlib
 import marshal
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-callm"
+def cache_dir() -> Path | None:
+    """None where the user has no home folder to name (a container run under a uid with no passwd
+    entry, no HOME): nothing is kept, and every process builds and checks for itself. Never a shared
+    temporary folder: another user could leave a pass there for a file that fails its check."""
+    try:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-callm"
+    except RuntimeError:
+        return None
 
 
-def cache_file(prefix: str, built_from: bytes) -> Path:
-    return cache_dir() / f"{prefix}-{hashlib.sha256(built_from).hexdigest()[:16]}.marshal"
+def cache_file(prefix: str, built_from: bytes) -> Path | None:
+    folder = cache_dir()
+    return None if folder is None else folder / f"{prefix}-{hashlib.sha256(built_from).hexdigest()[:16]}.marshal"
 
 
-def read(path: Path) -> Any:
+def read(path: Path | None) -> Any:
     """The value kept in `path`, or None when there is none that can be read."""
+    if path is None:
+        return None
     try:
         return marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
 
-def write(path: Path, value: Any) -> None:
+def write(path: Path | None, value: Any) -> None:
     """Keep `value` in `path` (whole or absent, whichever process wrote it), and remove the files of
     the same prefix built from something else."""
+    if path is None:
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -55,22 +66,19 @@ class Passed:
     a check that takes a noticeable time (a schema check) runs once per input on a machine.
 
     `identity` names the check: everything its answer depends on (the code and schema that check, the
-    checker's release). Another identity is another file, so a changed check never trusts an old pass.
-    A failure is never kept: it is checked, and reported, every time.
+    checker's release and its optional parts). Another identity is another file, so a changed check
+    never trusts an old pass. A failure is never kept: it is checked, and reported, every time.
     """
 
     KEEP = 8192  # digests; past it, an arbitrary half is forgotten (and checked again when met)
 
-    def __init__(self, prefix: str, identity: Callable[[], bytes]):
+    def __init__(self, prefix: str, identity: bytes):
         self.prefix, self.identity = prefix, identity
-        self._identity: bytes | None = None
         self._lock = threading.Lock()
-        self._known: dict[Path, set[bytes]] = {}  # by file: XDG_CACHE_HOME may change (the tests do)
+        self._known: dict[Path | None, set[bytes]] = {}  # by file: XDG_CACHE_HOME may change (the tests do)
 
-    def _file(self) -> Path:
-        if self._identity is None:
-            self._identity = self.identity()
-        return cache_file(self.prefix, self._identity)
+    def _file(self) -> Path | None:
+        return cache_file(self.prefix, self.identity)
 
     def __contains__(self, digest: bytes) -> bool:
         path = self._file()

@@ -12,6 +12,7 @@ import pytest
 
 from pytest_callm.task import tool_schemas
 from pytest_callm.task.pack import PackError, PackRegistry, discover_packs, load_pack
+from pytest_callm.task.task_file import read_task_json
 
 EXAMPLE_PACK = Path(__file__).resolve().parent.parent / "examples" / "industries" / "vet_clinic"
 
@@ -231,6 +232,30 @@ def test_a_schema_found_valid_once_is_not_checked_again_and_an_invalid_one_alway
               ["function"]["parameters"]["properties"]["day"].update(type="string"))
     load_pack(pack_dir)
     assert checked == []
+
+
+def test_a_pass_is_kept_only_for_the_checker_that_gave_it(monkeypatch):
+    """The formats `check_schema` checks depend on packages installed beside jsonschema (`uri-reference`
+    only with rfc3987 or rfc3986-validator): two environments sharing a cache folder keep two files."""
+    before = tool_schemas._checker()
+    checkers = {**jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers, "uri-reference": (lambda v: True, ())}
+    monkeypatch.setattr(jsonschema.Draft202012Validator.FORMAT_CHECKER, "checkers", checkers)
+    assert tool_schemas._checker() != before
+
+
+def test_without_a_home_folder_packs_and_tasks_load_and_nothing_is_kept(pack_dir, monkeypatch):
+    """A uid with no passwd entry and no HOME (some containers): no cache folder can be named, so every
+    check runs in every process, and loading works as before."""
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    (pack_dir / "tools.json").write_text((pack_dir / "tools.json").read_text() + "\n")  # a fresh load
+    assert load_pack(pack_dir).name == "vet_clinic"
+    task = pack_dir.parent.parent / "task.json"
+    task.write_text((EXAMPLE_PACK.parent.parent / "tasks" / "vet_clinic" / "C2-E1" / "task.json").read_text() + " ")
+    assert read_task_json(task)["task_name"].startswith("C2-E1")
 
 
 def test_scoring_naming_a_missing_parameter_is_reported(pack_dir):

@@ -8,10 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import jsonschema
 
 from pytest_callm import user_cache
 from pytest_callm.task.pack import Pack, PackRegistry
+from pytest_callm.task.tool_schemas import releases
 from pytest_callm.toolkit import result_status
 
 
@@ -115,13 +117,11 @@ def _json_path(parts) -> str:
 
 
 def _checker() -> bytes:
-    """What a task text's check depends on: the schema, the code that checks (this module), the checker."""
-    try:
-        release = metadata.version("jsonschema")
-    except metadata.PackageNotFoundError:
-        release = "unknown"
+    """What a task text's check depends on: the schema (its references are all inside it), the code
+    that checks (this module), the checker's release and Python's (the schema's patterns use `re`)."""
     schema = resources.files("pytest_callm.task").joinpath("schemas/task.schema.json").read_bytes()
-    return b"\0".join([schema, Path(__file__).read_bytes(), f"jsonschema {release}".encode()])
+    return b"\0".join([schema, Path(__file__).read_bytes(),
+                        f"{releases('jsonschema', 'referencing')} {sys.version}".encode()])
 
 
 # The task texts found valid, on this machine. A run reads each task file several times (collection,
@@ -129,7 +129,7 @@ def _checker() -> bytes:
 # check was nine tenths of a read (about 0.4 s of CPU for the 180 tasks): a text checked once is not
 # checked again, by this process or a later one. A changed file is a new text, so it is checked; a
 # failure is never remembered, so it is reported every time.
-VALID_TEXTS = user_cache.Passed("task-texts", _checker)
+VALID_TEXTS = user_cache.Passed("task-texts", _checker())  # at import: the code that runs, not a later edit
 
 
 def read_task_json(path: Path) -> dict[str, Any]:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -19,15 +21,26 @@ import jsonschema
 from pytest_callm import user_cache
 
 
+def releases(*distributions: str) -> str:
+    out = []
+    for name in distributions:
+        try:
+            out.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            out.append(f"{name} missing")
+    return ", ".join(out)
+
+
 def _checker() -> bytes:
-    try:
-        release = metadata.version("jsonschema")
-    except metadata.PackageNotFoundError:
-        release = "unknown"
-    return f"jsonschema {release} Draft202012Validator.check_schema".encode()
+    """Everything the check's answer depends on: the checker and the meta-schemas it reads, the formats
+    it checks (which depend on optional packages installed beside it: `uri-reference` only with
+    rfc3987 or rfc3986-validator), Python (the `regex` format compiles with `re`), and this code."""
+    formats = sorted(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+    return "\n".join([releases("jsonschema", "jsonschema-specifications", "referencing"), sys.version,
+                      f"Draft202012Validator.check_schema, formats {formats}", Path(__file__).read_text()]).encode()
 
 
-PASSED = user_cache.Passed("tool-schemas", _checker)
+PASSED = user_cache.Passed("tool-schemas", _checker())  # at import: the code that runs, not a later edit
 
 
 def schema_errors(schemas: list[tuple[str, Any]]) -> list[tuple[str, str]]:
