@@ -14,6 +14,7 @@ import marshal
 import os
 import threading
 from collections.abc import Iterable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,24 @@ def cache_dir() -> Path | None:
         return None
 
 
+def file_name(prefix: str, built_from: bytes) -> str:
+    return f"{prefix}-{hashlib.sha256(built_from).hexdigest()[:16]}.marshal"
+
+
 def cache_file(prefix: str, built_from: bytes) -> Path | None:
     folder = cache_dir()
-    return None if folder is None else folder / f"{prefix}-{hashlib.sha256(built_from).hexdigest()[:16]}.marshal"
+    return None if folder is None else folder / file_name(prefix, built_from)
+
+
+def releases(*distributions: str) -> str:
+    """The installed releases of these distributions, as a cached value's name reads them."""
+    out = []
+    for name in distributions:
+        try:
+            out.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            out.append(f"{name} missing")
+    return ", ".join(out)
 
 
 def read(path: Path | None) -> Any:
@@ -73,12 +89,13 @@ class Passed:
     KEEP = 8192  # digests; past it, an arbitrary half is forgotten (and checked again when met)
 
     def __init__(self, prefix: str, identity: bytes):
-        self.prefix, self.identity = prefix, identity
+        self._name = file_name(prefix, identity)  # once: an identity holds whole source files
         self._lock = threading.Lock()
         self._known: dict[Path | None, set[bytes]] = {}  # by file: XDG_CACHE_HOME may change (the tests do)
 
     def _file(self) -> Path | None:
-        return cache_file(self.prefix, self.identity)
+        folder = cache_dir()
+        return None if folder is None else folder / self._name
 
     def __contains__(self, digest: bytes) -> bool:
         path = self._file()

@@ -20,7 +20,6 @@ import jsonschema
 
 from pytest_callm import user_cache
 from pytest_callm.task.pack import Pack, PackRegistry
-from pytest_callm.task.tool_schemas import releases
 from pytest_callm.toolkit import result_status
 
 
@@ -121,7 +120,7 @@ def _checker() -> bytes:
     that checks (this module), the checker's release and Python's (the schema's patterns use `re`)."""
     schema = resources.files("pytest_callm.task").joinpath("schemas/task.schema.json").read_bytes()
     return b"\0".join([schema, Path(__file__).read_bytes(),
-                        f"{releases('jsonschema', 'referencing')} {sys.version}".encode()])
+                        f"{user_cache.releases('jsonschema', 'referencing')} {sys.version}".encode()])
 
 
 # The task texts found valid, on this machine. A run reads each task file several times (collection,

@@ -2,9 +2,10 @@
 
 Checking a schema against the 2020-12 meta-schema is slow in `jsonschema` (its `$dynamicRef`s): the
 shipped packs' 92 tools took about 0.17 s of CPU, in every process that loads them (each xdist
-worker, each tool server beside it). The answer depends only on the schema and the `jsonschema`
-release, so the schemas found valid are remembered in the user's cache (`user_cache.Passed`) and not
-checked again; an invalid one is checked, and reported, at every load.
+worker, each tool server beside it). The answer depends on the schema and on the checker (its
+release, the meta-schemas, the formats it checks, Python), so the schemas found valid are remembered in
+the user's cache under the checker's name (`user_cache.Passed`) and not checked again; an invalid one
+is checked, and reported, at every load.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -21,22 +21,12 @@ import jsonschema
 from pytest_callm import user_cache
 
 
-def releases(*distributions: str) -> str:
-    out = []
-    for name in distributions:
-        try:
-            out.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            out.append(f"{name} missing")
-    return ", ".join(out)
-
-
 def _checker() -> bytes:
     """Everything the check's answer depends on: the checker and the meta-schemas it reads, the formats
     it checks (which depend on optional packages installed beside it: `uri-reference` only with
     rfc3987 or rfc3986-validator), Python (the `regex` format compiles with `re`), and this code."""
     formats = sorted(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
-    return "\n".join([releases("jsonschema", "jsonschema-specifications", "referencing"), sys.version,
+    return "\n".join([user_cache.releases("jsonschema", "jsonschema-specifications", "referencing"), sys.version,
                       f"Draft202012Validator.check_schema, formats {formats}", Path(__file__).read_text()]).encode()
 
 
