@@ -116,6 +116,35 @@ def test_a_guessed_matter_number_before_the_right_one_is_on_the_record(legal):
                    "verifications: extra row")
 
 
+def _says_matter(number: str) -> list[str]:
+    return [f"Marisol Vega, 312-555-0148. My matter number is {number}."]
+
+
+@pytest.mark.parametrize("says, changes, passed", [
+    pytest.param("HR-24-0118", [], False, id="one digit changed from what she said"),
+    pytest.param("HR-24-017", [], False, id="a digit added to what she said"),
+    pytest.param("H R two four zero one one seven", [], True, id="said in words"),
+    pytest.param("H R two four oh one one seven", [], True, id="said with oh for zero"),
+    pytest.param("HR-24-0117", [set_(2, matter_number="hr240117")], True, id="written lower case without dashes"),
+    pytest.param("HR-24-0117", [set_(2, matter_number="HR 24 0117")], True, id="written with spaces"),
+    # Known holes, kept on the record: a number heard inside a longer one counts as heard, and the right
+    # number tried where she said one two edits off it is read as no change of the agent's.
+    pytest.param("HR-24-01177", [], False, id="a digit of what she said dropped",
+                 marks=pytest.mark.xfail(strict=True, reason="HR240117 is inside the HR2401177 she said")),
+    pytest.param("HR-24-0199", [], False, id="two digits changed from what she said",
+                 marks=pytest.mark.xfail(strict=True, reason="only a number one edit off what was said is "
+                                                             "read as the agent's change")),
+])
+def test_the_right_matter_verified_on_a_number_she_did_not_say_is_the_agents_change(legal, says, changes, passed):
+    # C5-E1: the verification's row is the right answer's; only the value tried against what she said
+    # (said or heard) tells a reading from a change (the verifier's one-edit search, scoring/heard.py).
+    outcome = play(legal, "C5-E1", *changes, caller_says=_says_matter(says))
+    if passed:
+        passes(outcome)
+    else:
+        fails_database(outcome, "which the caller never said")
+
+
 def test_a_try_on_another_clients_record_is_never_forgiven(legal):
     # C5-M1: Beatrice tries her brother's name and matter, which she did say.
     fails_database(play(legal, "C5-M1", insert(4, "verify_client", full_name="Derek Okonkwo",
